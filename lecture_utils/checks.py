@@ -1,0 +1,151 @@
+"""Graded checks written as data.
+
+A test cell in a notebook is a list of ``Case`` literals and one call to ``check``::
+
+    check([
+        Case("training_flops(70e9, 15e12)", 6.3e24, "the lecture's 70B model on 15T tokens"),
+    ])
+
+Each case is an expression to evaluate in the notebook (the student's code), the plain value
+it must produce (numbers, bools, strings, None, and lists of those), a tolerance, and a reason
+shown when it fails. Keeping cases as literals means a grader can read them straight from the
+instructor's notebook, run only the expressions where the student's code lives, and compare the
+plain results somewhere that code cannot reach. ``evaluate`` and ``judge`` are those two
+halves; ``check`` is both, run in the notebook for students and for nbgrader.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+DEFAULT_REL = 1e-9
+# Ratios that usually mean a specific slip (bytes vs bits, forward-only FLOPs, a missing 2, ...).
+_TELLTALE_FACTORS = (2, 3, 4, 6, 8, 16, 1000, 1024, 1e6, 2**20, 1e9, 2**30, 86400, 3600)
+
+
+@dataclass(frozen=True)
+class Case:
+    call: str
+    expect: Any
+    why: str = ""
+    rel: float = DEFAULT_REL
+    abs: float = 0.0
+
+
+class Unplain(TypeError):
+    """A result that is not a plain value the grader can compare."""
+
+
+def to_plain(value: Any) -> Any:
+    """Convert a result to JSON-friendly plain data, or raise ``Unplain``.
+
+    Scalars from numpy or 0-d tensors become Python numbers; tuples, ``torch.Size`` and
+    tensors become lists; dtypes become their names (``"torch.float32"``).
+    """
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().tolist()
+    if isinstance(value, torch.dtype):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars, incl. numpy bool
+        return to_plain(value.item())
+    raise Unplain(f"a {type(value).__name__}, which the checks cannot compare")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What evaluating a case gave: a plain value, or the error it raised (as text)."""
+
+    value: Any = None
+    error: str | None = None
+
+
+def evaluate(case: Case, namespace: dict[str, Any]) -> Outcome:
+    """Evaluate ``case.call`` in ``namespace`` and reduce the result to plain data."""
+    try:
+        return Outcome(value=to_plain(eval(case.call, namespace)))  # noqa: S307 - the point
+    except NotImplementedError:
+        return Outcome(error="is not implemented yet (it raised NotImplementedError)")
+    except Unplain as problem:
+        return Outcome(error=f"returned {problem}")
+    except Exception as problem:  # the student's error, reported, never re-raised
+        return Outcome(error=f"raised {type(problem).__name__}: {problem}")
+
+
+def _describe(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return repr(x)
+
+
+def _factor_hint(got: float, expect: float) -> str:
+    if not got or not expect:
+        return ""
+    ratio = got / expect
+    for factor in _TELLTALE_FACTORS:
+        for candidate, words in ((factor, f"{factor:g}× too large"),
+                                 (1 / factor, f"{factor:g}× too small")):
+            if math.isclose(ratio, candidate, rel_tol=1e-6):
+                return f" ({words})"
+    return ""
+
+
+def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float) -> str | None:
+    """Why ``got`` does not match ``expect``, or None if it does."""
+    if isinstance(expect, bool):
+        if not isinstance(got, bool):
+            return f"returned {_describe(got)} ({type(got).__name__}); expected a bool, {expect}"
+        return None if got == expect else f"returned {got}; expected {expect}"
+    if isinstance(expect, numbers.Real):
+        if isinstance(got, bool) or not isinstance(got, numbers.Real):
+            return f"returned {_describe(got)}; expected a number, {_describe(expect)}"
+        if math.isnan(expect):
+            return None if math.isnan(got) else f"returned {_describe(got)}; expected nan"
+        if math.isclose(got, expect, rel_tol=rel, abs_tol=abs_tol):
+            return None
+        return (f"returned {_describe(got)}; expected {_describe(expect)}"
+                f"{_factor_hint(got, expect)}")
+    if isinstance(expect, (list, tuple)):
+        if not isinstance(got, list) or len(got) != len(expect):
+            return f"returned {_describe(got)}; expected {len(expect)} items: {list(expect)!r}"
+        for i, (g, e) in enumerate(zip(got, expect)):
+            problem = _mismatch(g, e, rel, abs_tol)
+            if problem:
+                return f"item {i}: {problem}"
+        return None
+    return None if got == expect else f"returned {_describe(got)}; expected {_describe(expect)}"
+
+
+def judge(case: Case, outcome: Outcome) -> str | None:
+    """A failure message for one case, or None if it passed. Pure: plain data in and out."""
+    problem = outcome.error or _mismatch(outcome.value, case.expect, case.rel, case.abs)
+    if problem is None:
+        return None
+    why = f"  [{case.why}]" if case.why else ""
+    return f"{case.call} {problem}{why}"
+
+
+def check(cases: list[Case], namespace: dict[str, Any] | None = None) -> None:
+    """Run every case; raise one AssertionError listing all failures, or print a pass line."""
+    if namespace is None:
+        namespace = sys._getframe(1).f_globals  # the notebook's globals
+    failures = [msg for case in cases if (msg := judge(case, evaluate(case, namespace)))]
+    if failures:
+        header = f"{len(failures)} of {len(cases)} checks failed:"
+        raise AssertionError("\n".join([header, *(f"- {m}" for m in failures)]))
+    print(f"All {len(cases)} checks passed.")

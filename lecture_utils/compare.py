@@ -1,0 +1,44 @@
+"""Estimate beside measurement: the table every notebook prints after a formula."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+def _general(x: float) -> str:
+    return f"{x:,}" if isinstance(x, int) else f"{x:.4g}"
+
+
+@dataclass
+class EstimateTable:
+    """Rows of (quantity, estimate, measured); ``str()`` adds the ratio measured/estimate.
+
+    >>> t = EstimateTable("bytes"); t.add("4×8 fp32", 128, 128); print(t)  # doctest: +SKIP
+    """
+
+    unit: str = ""
+    fmt: Callable[[float], str] = _general
+    rows: list[tuple[str, float, float]] = field(default_factory=list)
+
+    def add(self, quantity: str, estimate: float, measured: float) -> EstimateTable:
+        self.rows.append((quantity, estimate, measured))
+        return self
+
+    def ratios(self) -> list[float | None]:
+        return [m / e if e else None for _, e, m in self.rows]
+
+    def __str__(self) -> str:
+        unit = f" ({self.unit})" if self.unit else ""
+        table = [("quantity", f"estimate{unit}", f"measured{unit}", "measured/estimate")]
+        for (name, est, meas), ratio in zip(self.rows, self.ratios()):
+            table.append((name, self.fmt(est), self.fmt(meas),
+                          "n/a" if ratio is None else f"{ratio:.3f}"))
+        widths = [max(len(row[i]) for row in table) for i in range(4)]
+        lines = [
+            "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                      for i, (cell, w) in enumerate(zip(row, widths)))
+            for row in table
+        ]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)

@@ -1,0 +1,57 @@
+"""Counting floating-point operations: formulas, and a measured count to check them against.
+
+One multiply plus one add is two FLOPs, so a (m×k) @ (k×n) matmul costs 2·m·k·n.
+``count_flops`` runs code under torch's ``FlopCounterMode``, which counts matmuls,
+convolutions and attention only: elementwise work counts as zero, which is why the formulas
+ignore it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+
+def matmul_flops(m: int, k: int, n: int) -> int:
+    """FLOPs of an (m×k) @ (k×n) matmul: one multiply and one add per (i, j, l) triple."""
+    return 2 * m * k * n
+
+
+def linear_flops(batch: int, d_in: int, d_out: int) -> int:
+    """Forward FLOPs of a bias-free linear layer applied to ``batch`` rows."""
+    return matmul_flops(batch, d_in, d_out)
+
+
+def count_flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
+    """Run ``fn(*args, **kwargs)`` under FlopCounterMode and return the FLOPs it counted.
+
+    Works on any device, including ``meta`` (shapes only, nothing is computed).
+    """
+    with FlopCounterMode(display=False) as counter:
+        fn(*args, **kwargs)
+    return int(counter.get_total_flops())
+
+
+def count_flops_by_op(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, int]:
+    """Like ``count_flops`` but split by operator name (e.g. ``{"aten.mm": 2048}``)."""
+    with FlopCounterMode(display=False) as counter:
+        fn(*args, **kwargs)
+    totals: dict[str, int] = {}
+    for per_op in counter.get_flop_counts().values():
+        for op, flops in per_op.items():
+            name = str(op).removesuffix(".default")
+            totals[name] = max(totals.get(name, 0), int(flops))
+    return totals
+
+
+def random_matmul_operands(
+    m: int, k: int, n: int, *, dtype: torch.dtype = torch.float32, device: str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random (not zero) operands: some GPUs run measurably faster on zeros."""
+    generator = torch.Generator(device="cpu").manual_seed(0)
+    a = torch.randn(m, k, generator=generator).to(device=device, dtype=dtype)
+    b = torch.randn(k, n, generator=generator).to(device=device, dtype=dtype)
+    return a, b

@@ -1,0 +1,84 @@
+"""Small calculators built from ipywidgets. ipywidgets loads on first use, not at import.
+
+``calculator(compute, controls)`` lays out one control per argument of ``compute`` and shows
+its result, recomputed whenever a control changes. ``compute`` returns either text (HTML) or a
+mapping of label → value, shown as a two-column table.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from typing import Any
+
+
+def log_slider(description: str, value: float, low: float, high: float) -> Any:
+    """A slider over powers of ten, for quantities spanning orders of magnitude."""
+    import math
+
+    import ipywidgets as w
+
+    return w.FloatLogSlider(
+        value=value, base=10, min=math.log10(low), max=math.log10(high), step=0.01,
+        description=description, readout_format=".3g", continuous_update=False,
+        style={"description_width": "initial"}, layout=w.Layout(width="420px"),
+    )
+
+
+def slider(description: str, value: float, low: float, high: float, step: float) -> Any:
+    import ipywidgets as w
+
+    integral = all(isinstance(v, int) for v in (value, low, high, step))
+    cls = w.IntSlider if integral else w.FloatSlider
+    return cls(value=value, min=low, max=high, step=step, description=description,
+               continuous_update=False, style={"description_width": "initial"},
+               layout=w.Layout(width="420px"))
+
+
+def choice(description: str, options: Any, value: Any = None) -> Any:
+    """A dropdown; ``options`` is a list or a {label: value} mapping."""
+    import ipywidgets as w
+
+    dropdown = w.Dropdown(options=options, description=description,
+                          style={"description_width": "initial"})
+    if value is not None:
+        dropdown.value = value
+    return dropdown
+
+
+def render_result(result: str | Mapping[str, Any]) -> str:
+    """HTML for a calculator's result: text as-is, a mapping as a two-column table."""
+    if isinstance(result, str):
+        return result
+    rows = "".join(
+        f"<tr><td style='padding-right:1em'>{html.escape(str(k))}</td>"
+        f"<td><b>{html.escape(str(v))}</b></td></tr>"
+        for k, v in result.items()
+    )
+    return f"<table>{rows}</table>"
+
+
+def calculator(
+    compute: Callable[..., str | Mapping[str, Any]], controls: Mapping[str, Any], title: str = ""
+) -> Any:
+    """A VBox of ``controls`` (argument name → widget) and a live result of ``compute``.
+
+    The result is an HTML widget (not captured print output), so it updates the same way in
+    JupyterLab, in a saved notebook and in a test without a kernel.
+    """
+    import ipywidgets as w
+
+    output = w.HTML()
+
+    def refresh(_change: Any = None) -> None:
+        try:
+            result = compute(**{name: c.value for name, c in controls.items()})
+            output.value = render_result(result)
+        except Exception as error:  # show the problem in the widget instead of losing it
+            output.value = f"<span style='color:#b00'>{html.escape(repr(error))}</span>"
+
+    for control in controls.values():
+        control.observe(refresh, names="value")
+    refresh()
+    children = ([w.HTML(f"<b>{html.escape(title)}</b>")] if title else [])
+    return w.VBox([*children, *controls.values(), output])

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Create .venv and install everything the notebooks and tests need. Safe to rerun: a second
+# run with unchanged pyproject.toml only checks and returns.
+#
+#   PYTHON=python3.11      interpreter to build the environment from (default: python3)
+#   TORCH_SPEC=torch==X.Y  which torch to install first (default: torch==2.13.0)
+#   TORCH_INDEX_URL=URL    where pip should fetch torch from (a CPU-only or CUDA wheel index)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+
+python=${PYTHON:-python3}
+"$python" - <<'PY' || { echo "setup: $python must be Python 3.10-3.13 (set PYTHON=...)" >&2; exit 1; }
+import sys
+sys.exit(0 if (3, 10) <= sys.version_info[:2] <= (3, 13) else 1)
+PY
+
+if [ ! -x .venv/bin/python ]; then
+    echo "setup: creating .venv with $("$python" --version)"
+    "$python" -m venv .venv
+fi
+pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
+
+stamp=.venv/.installed-$(cat pyproject.toml | .venv/bin/python -c "import hashlib,sys; print(hashlib.sha1(sys.stdin.buffer.read()).hexdigest()[:12])")
+if [ -f "$stamp" ]; then
+    exit 0
+fi
+
+# torch first, so that the range in pyproject.toml is already met and pip does not fetch a
+# second, much larger build for it.
+if ! .venv/bin/python -c "import torch" 2>/dev/null; then
+    torch_spec=${TORCH_SPEC:-torch==2.13.0}
+    echo "setup: installing $torch_spec"
+    if [ -n "${TORCH_INDEX_URL:-}" ]; then
+        "${pip[@]}" install "$torch_spec" --index-url "$TORCH_INDEX_URL"
+    else
+        "${pip[@]}" install "$torch_spec"
+    fi
+fi
+
+echo "setup: installing the notebooks' stack (jupyterlab, nbgrader, ipywidgets, nbval, ...)"
+"${pip[@]}" install -e ".[dev]"
+
+# Byte-compile once: where PYTHONDONTWRITEBYTECODE is set, every import would otherwise parse
+# the sources again, and each notebook kernel pays that for torch.
+echo "setup: byte-compiling the environment"
+.venv/bin/python -m compileall -q -j 0 .venv/lib >/dev/null 2>&1 || true
+
+rm -f .venv/.installed-*
+touch "$stamp"
+echo "setup: done in $(( $(date +%s) - started )) s ($(.venv/bin/python -c 'import torch; print("torch", torch.__version__)'))"

@@ -1,0 +1,100 @@
+import numpy as np
+import pytest
+import torch
+
+from lecture_utils.checks import Case, Outcome, check, evaluate, judge, to_plain
+
+
+def _namespace(**functions):
+    return {"torch": torch, **functions}
+
+
+def test_plain_values():
+    assert to_plain(np.int64(3)) == 3 and type(to_plain(np.int64(3))) is int
+    assert to_plain(np.float32(0.5)) == 0.5
+    assert to_plain(np.bool_(True)) is True
+    assert to_plain(torch.tensor(7)) == 7
+    assert to_plain(torch.Size([2, 3])) == [2, 3]
+    assert to_plain((1, (2, 3))) == [1, [2, 3]]
+    assert to_plain(torch.float32) == "torch.float32"
+    assert to_plain({"a": torch.tensor([1.0, 2.0])}) == {"a": [1.0, 2.0]}
+
+
+def test_correct_answers_written_differently_all_pass():
+    ways = [
+        lambda x: x.numel() * x.element_size(),
+        lambda x: x.nelement() * x.element_size(),
+        lambda x: x.nbytes,
+        lambda x: torch.tensor(x.numel() * x.element_size()),  # a 0-d tensor is fine
+        lambda x: float(x.numel() * x.element_size()),  # so is an integral float
+        lambda x: np.int64(x.numel() * x.element_size()),
+    ]
+    for way in ways:
+        check([Case("f(torch.zeros(4, 8))", 128)], _namespace(f=way))
+
+
+def test_failure_lists_every_failed_case_with_its_reason():
+    namespace = _namespace(f=lambda n, d: 2 * n * d)
+    with pytest.raises(AssertionError) as raised:
+        check([Case("f(70e9, 15e12)", 6.3e24, "the lecture's run"),
+               Case("f(1, 1)", 6, "six per parameter per token"),
+               Case("f(0, 5)", 0)], namespace)
+    text = str(raised.value)
+    assert text.startswith("2 of 3 checks failed:")
+    assert "f(70e9, 15e12) returned 2.1e+24; expected 6.3e+24 (3× too small)" in text
+    assert "[the lecture's run]" in text
+    assert "f(1, 1) returned 2; expected 6 (3× too small)  [six per parameter per token]" in text
+
+
+def test_telltale_factor_for_bits_versus_bytes():
+    message = judge(Case("f()", 128), Outcome(value=1024))
+    assert message == "f() returned 1024; expected 128 (8× too large)"
+
+
+def test_not_implemented_and_errors_are_reported_not_raised():
+    def stub(*_):
+        raise NotImplementedError()
+
+    assert "is not implemented yet" in judge(Case("f()", 1), evaluate(Case("f()", 1),
+                                                                     _namespace(f=stub)))
+    outcome = evaluate(Case("f()", 1), _namespace(f=lambda: 1 / 0))
+    assert outcome.error == "raised ZeroDivisionError: division by zero"
+    assert "NameError" in evaluate(Case("missing()", 1), _namespace()).error
+
+
+def test_bool_expectations_reject_integers_and_vice_versa():
+    assert judge(Case("f()", True), Outcome(value=1)) is not None
+    assert judge(Case("f()", True), Outcome(value=True)) is None
+    assert judge(Case("f()", 1), Outcome(value=True)) is not None
+
+
+def test_tolerances():
+    assert judge(Case("f()", 143.9, rel=1e-3), Outcome(value=143.88)) is None
+    assert judge(Case("f()", 143.9), Outcome(value=143.88)) is not None
+    assert judge(Case("f()", 0.0, abs=1e-12), Outcome(value=1e-13)) is None
+    assert judge(Case("f()", float("nan")), Outcome(value=float("nan"))) is None
+
+
+def test_sequences_compare_item_by_item():
+    assert judge(Case("f()", [4, 1]), Outcome(value=[4, 1])) is None
+    assert "item 1: returned 2; expected 1" in judge(Case("f()", (4, 1)), Outcome(value=[4, 2]))
+    assert "expected 2 items" in judge(Case("f()", (4, 1)), Outcome(value=[4, 1, 1]))
+
+
+def test_unplain_results_are_explained():
+    outcome = evaluate(Case("f()", 1), _namespace(f=lambda: object()))
+    assert outcome.error == "returned a object, which the checks cannot compare"
+
+
+def test_passing_prints_a_summary(capsys):
+    check([Case("1 + 1", 2)], {})
+    assert capsys.readouterr().out == "All 1 checks passed.\n"
+
+
+def test_check_defaults_to_the_callers_globals():
+    global helper_for_this_test
+
+    def helper_for_this_test():
+        return 5
+
+    check([Case("helper_for_this_test()", 5)])

@@ -1,0 +1,17 @@
+from lecture_utils.compare import EstimateTable
+
+
+def test_table_shows_estimate_measurement_and_ratio():
+    table = EstimateTable(unit="bytes").add("4x8 fp32", 128, 128).add("view", 16, 64)
+    lines = str(table).splitlines()
+    assert lines[0].split() == ["quantity", "estimate", "(bytes)", "measured", "(bytes)",
+                                "measured/estimate"]
+    assert lines[2].split() == ["4x8", "fp32", "128", "128", "1.000"]
+    assert lines[3].split() == ["view", "16", "64", "4.000"]
+    assert table.ratios() == [1.0, 4.0]
+
+
+def test_zero_estimate_has_no_ratio_and_custom_format():
+    table = EstimateTable(fmt=lambda x: f"{x:.1e}").add("flops", 0, 5.0)
+    assert table.ratios() == [None]
+    assert str(table).splitlines()[2].split() == ["flops", "0.0e+00", "5.0e+00", "n/a"]

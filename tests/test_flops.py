@@ -1,0 +1,48 @@
+import torch
+
+from lecture_utils import flops
+
+
+def test_matmul_formula():
+    assert flops.matmul_flops(2, 3, 4) == 48
+    assert flops.linear_flops(8, 16, 32) == 2 * 8 * 16 * 32
+
+
+def test_counter_agrees_with_formula_for_matmul():
+    a, b = flops.random_matmul_operands(64, 32, 16)
+    assert flops.count_flops(torch.matmul, a, b) == flops.matmul_flops(64, 32, 16)
+
+
+def test_counter_works_on_meta_device_without_allocating():
+    a = torch.empty(4096, 8192, device="meta")
+    b = torch.empty(8192, 1024, device="meta")
+    assert flops.count_flops(torch.mm, a, b) == flops.matmul_flops(4096, 8192, 1024)
+
+
+def test_elementwise_work_counts_zero():
+    x = torch.randn(100, 100)
+    assert flops.count_flops(lambda t: (t * 2 + 1).relu(), x) == 0
+
+
+def test_backward_of_linear_is_twice_forward():
+    layer = torch.nn.Linear(32, 64, bias=False)
+    x = torch.randn(8, 32, requires_grad=True)
+
+    def step() -> None:
+        layer(x).sum().backward()
+
+    # forward 2BP, backward 4BP (input and weight gradients)
+    assert flops.count_flops(step) == 6 * 8 * 32 * 64
+
+
+def test_by_op_names_the_operators():
+    a, b = flops.random_matmul_operands(4, 5, 6)
+    assert flops.count_flops_by_op(torch.mm, a, b) == {"aten.mm": 240}
+
+
+def test_random_operands_are_not_zero_and_are_reproducible():
+    a1, _ = flops.random_matmul_operands(8, 8, 8, dtype=torch.bfloat16)
+    a2, _ = flops.random_matmul_operands(8, 8, 8, dtype=torch.bfloat16)
+    assert a1.dtype == torch.bfloat16
+    assert a1.abs().sum() > 0
+    assert torch.equal(a1, a2)

@@ -1,0 +1,61 @@
+import subprocess
+import sys
+
+from lecture_utils import napkin, widgets
+
+
+def test_calculator_recomputes_when_a_control_changes():
+    gpus = widgets.slider("GPUs", 1024, 1, 4096, 1)
+    mfu = widgets.slider("MFU", 0.5, 0.05, 1.0, 0.05)
+
+    def days(n_gpus, mfu):
+        return {"days": f"{napkin.training_days(6.3e24, n_gpus, 989.5e12, mfu):.1f}"}
+
+    box = widgets.calculator(days, {"n_gpus": gpus, "mfu": mfu}, title="Training time")
+    output = box.children[-1]
+    assert "<b>143.9</b>" in output.value
+    gpus.value = 2048
+    assert "<b>72.0</b>" in output.value
+    assert "Training time" in box.children[0].value
+
+
+def test_calculator_shows_errors_in_place():
+    box = widgets.calculator(lambda x: str(1 / x), {"x": widgets.slider("x", 1, 0, 2, 1)})
+    assert box.children[-1].value == "1.0"
+    box.children[0].value = 0
+    assert "ZeroDivisionError" in box.children[-1].value
+
+
+def test_log_slider_spans_orders_of_magnitude_and_choice_maps_labels():
+    s = widgets.log_slider("params", 70e9, 1e6, 1e13)
+    assert s.value == 70e9 and s.min == 6 and s.max == 13
+    d = widgets.choice("GPU", {"H100": 989.5e12, "A100": 312e12}, value=312e12)
+    assert d.label == "A100"
+
+
+def test_int_slider_for_integers_float_otherwise():
+    assert type(widgets.slider("n", 8, 1, 64, 1)).__name__ == "IntSlider"
+    assert type(widgets.slider("mfu", 0.5, 0.0, 1.0, 0.1)).__name__ == "FloatSlider"
+
+
+def test_subplots_use_the_course_style():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lecture_utils import plotting
+
+    fig, axes = plotting.subplots(1, 2)
+    assert len(axes) == 2
+    assert tuple(fig.get_size_inches()) == (12.8, 3.6)
+    assert matplotlib.rcParams["axes.spines.top"] is False
+    assert matplotlib.rcParams["axes.prop_cycle"].by_key()["color"][0] == plotting.COLORS[0]
+
+
+def test_heavy_libraries_load_only_when_used():
+    code = (
+        "import sys, lecture_utils, lecture_utils.plotting, lecture_utils.widgets, "
+        "lecture_utils.flops, lecture_utils.memory, lecture_utils.hardware\n"
+        "print(sorted(m for m in ('matplotlib', 'ipywidgets') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
