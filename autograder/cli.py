@@ -10,14 +10,15 @@ from autograder.course import NotebookError
 
 
 def _check(args: argparse.Namespace) -> int:
-    from autograder.check import GradingFailed, check_notebook
+    from autograder.check import check_notebook
+    from autograder.nbgrader_course import NbgraderFailed
 
     try:
         result = check_notebook(Path(args.notebook))
     except NotebookError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
-    except GradingFailed as error:
+    except NbgraderFailed as error:
         print(f"autograder: {args.notebook}: could not be graded: {error}", file=sys.stderr)
         return 1
     print(result.table())

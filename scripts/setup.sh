@@ -10,9 +10,9 @@ cd "$(dirname "$0")/.."
 started=$(date +%s)
 
 python=${PYTHON:-python3}
-"$python" - <<'PY' || { echo "setup: $python must be Python 3.10-3.13 (set PYTHON=...)" >&2; exit 1; }
+"$python" - <<'PY' || { echo "setup: $python must be Python 3.11-3.13 (set PYTHON=...)" >&2; exit 1; }
 import sys
-sys.exit(0 if (3, 10) <= sys.version_info[:2] <= (3, 13) else 1)
+sys.exit(0 if (3, 11) <= sys.version_info[:2] <= (3, 13) else 1)
 PY
 
 if [ ! -x .venv/bin/python ]; then

@@ -1,4 +1,4 @@
-"""Suite-wide pytest hooks.
+"""Suite-wide pytest hooks (at the root, so they apply to tests/ and solutions/ alike).
 
 GPU-only notebook cells start with ``%%gpu_only`` (see ``lecture_utils.gpu_cells``). nbval
 has no conditional skip, so here each such cell is reported as skipped, with the reason, on a

@@ -1,0 +1,83 @@
+"""A throw-away nbgrader course directory, for grading outside the instructor's own one.
+
+Laid out the way nbgrader expects::
+
+    nbgrader_config.py                                   the repo's config, pointed here
+    source/<assignment>/<assignment>.ipynb               instructor notebooks (hidden tests)
+    submitted/<student>/<assignment>/<assignment>.ipynb  submissions
+    gradebook.db
+
+and driven with stock ``nbgrader`` commands.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from autograder.course import NBGRADER_CONFIG, instructor_notebook
+
+
+class NbgraderFailed(RuntimeError):
+    """nbgrader itself failed (not a student's fault)."""
+
+
+class Course:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "nbgrader_config.py").write_text(
+            "c = get_config()\n"
+            f"load_subconfig({str(NBGRADER_CONFIG)!r})\n"
+            f"c.CourseDirectory.root = {str(root)!r}\n"
+            "c.CourseDirectory.source_directory = 'source'\n"
+            "c.CourseDirectory.release_directory = 'release'\n",
+            encoding="utf-8",
+        )
+
+    @property
+    def db_url(self) -> str:
+        return f"sqlite:///{self.root / 'gradebook.db'}"
+
+    def add_assignment(self, assignment: str) -> None:
+        """Copy the instructor notebook in and record its graded cells in the gradebook."""
+        source = self.root / "source" / assignment
+        source.mkdir(parents=True, exist_ok=True)
+        shutil.copy(instructor_notebook(assignment), source / f"{assignment}.ipynb")
+        self.nbgrader("generate_assignment", assignment, "--force")
+
+    def submit(self, student: str, assignment: str, notebook: Path | nbformat.NotebookNode) -> Path:
+        """Place a submission (a file, or an in-memory notebook) where autograde looks."""
+        target = self.root / "submitted" / student / assignment / f"{assignment}.ipynb"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(notebook, Path):
+            shutil.copy(notebook, target)
+        else:
+            nbformat.write(notebook, target)
+        return target
+
+    def autograde(self, assignment: str, student: str | None = None) -> None:
+        args = ["autograde", assignment, "--create", "--force"]
+        if student:
+            args.append(f"--student={student}")
+        self.nbgrader(*args)
+
+    def autograded(self, student: str, assignment: str) -> Path:
+        return self.root / "autograded" / student / assignment / f"{assignment}.ipynb"
+
+    def nbgrader(self, *args: str) -> subprocess.CompletedProcess:
+        env = dict(os.environ)
+        # nbgrader shells out to alembic, which lives beside this interpreter.
+        env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+        run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=self.root, env=env,
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise NbgraderFailed(
+                f"nbgrader {args[0]} failed (exit {run.returncode}):\n{run.stderr[-3000:]}"
+            )
+        return run

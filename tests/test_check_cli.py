@@ -1,0 +1,73 @@
+"""`python -m autograder check`, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from wrong_answers import WRONG_ANSWERS
+
+from autograder.course import REPO, instructor_notebook
+
+NB = "00_napkin_math"
+
+
+def _check(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", "check", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_grades_a_filled_in_copy_with_hidden_tests_and_writes_json(tmp_path):
+    notebook = nbformat.read(instructor_notebook(NB), as_version=4)
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "training_flops":
+            cell.source = WRONG_ANSWERS[NB]["training_flops"][0]
+    mine = tmp_path / "my copy of napkin math.ipynb"
+    nbformat.write(notebook, mine)
+    report = tmp_path / "report.json"
+
+    run = _check(str(mine), "--json", str(report))
+
+    assert run.returncode == 0, run.stderr
+    data = json.loads(report.read_text())
+    assert set(data) >= {"notebook", "score", "max_score", "tests"}
+    assert data["notebook"] == str(mine)
+    tests = {t["grade_id"]: t for t in data["tests"]}
+    assert set(tests) == {"test_training_flops", "test_training_days",
+                          "test_max_trainable_params"}
+    for test in tests.values():
+        assert set(test) == {"grade_id", "points", "max_points", "status", "message"}
+    assert tests["test_training_flops"]["status"] == "failed"
+    assert tests["test_training_flops"]["points"] == 0
+    assert "3× too small" in tests["test_training_flops"]["message"]
+    assert data["score"] == data["max_score"] - tests["test_training_flops"]["max_points"]
+    lines = run.stdout.splitlines()
+    assert lines[0].split() == ["exercise", "points", "status", "message"]
+    assert any(line.startswith("test_training_flops") and "failed" in line for line in lines)
+    assert lines[-1] == f"score: {data['score']:g}/{data['max_score']:g}"
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [(b"not json at all", "is not valid JSON"),
+     (b'{"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}',
+      "is not one of this course's notebooks")],
+)
+def test_bad_input_is_one_line_naming_the_file(tmp_path, content, problem):
+    path = tmp_path / "broken.ipynb"
+    path.write_bytes(content)
+    run = _check(str(path))
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1
+    assert run.stderr.startswith(f"autograder: {path}: {problem}")
+
+
+def test_missing_file(tmp_path):
+    run = _check(str(tmp_path / "nope.ipynb"))
+    assert run.returncode == 2
+    assert "nope.ipynb: no such file" in run.stderr

@@ -1,0 +1,52 @@
+"""pyproject.toml (pip) and environment.yml (conda) must ask for the same things."""
+
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+CONDA_NAMES = {"pytorch": "torch"}  # conda-forge's name → PyPI's name
+
+
+def _split(requirement: str) -> tuple[str, str]:
+    name, spec = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", requirement).groups()
+    return name.lower(), spec.replace(" ", "")
+
+
+def _pyproject() -> dict[str, str]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    requirements = project["dependencies"] + project["optional-dependencies"]["dev"]
+    pinned = dict(_split(r) for r in requirements)
+    pinned["python"] = project["requires-python"].replace(" ", "")
+    return pinned
+
+
+def _conda() -> dict[str, str]:
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    pinned = {}
+    for entry in env["dependencies"]:
+        if isinstance(entry, str):
+            name, spec = _split(entry)
+            if name != "pip":
+                pinned[CONDA_NAMES.get(name, name)] = spec
+    return pinned
+
+
+def test_same_packages_and_versions():
+    assert _conda() == _pyproject()
+
+
+def test_setup_script_installs_a_torch_the_range_accepts():
+    script = (REPO / "scripts" / "setup.sh").read_text()
+    default = re.search(r"TORCH_SPEC:-torch==([\d.]+)", script).group(1)
+    low, high = re.match(r">=([\d.]+),<([\d.]+)", _pyproject()["torch"]).groups()
+    as_tuple = lambda v: tuple(int(p) for p in v.split("."))  # noqa: E731
+    assert as_tuple(low) <= as_tuple(default) < as_tuple(high)
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (REPO / "README.md").read_text()
+    assert "bash scripts/test.sh" in readme and "bash scripts/lab.sh" in readme
+    assert "exec bash scripts/test.sh" in (REPO / ".ci" / "run").read_text()
