@@ -1,0 +1,52 @@
+"""The curriculum's lecture numbers appear in the instructor notebooks' outputs.
+
+nbval replays those notebooks and compares these outputs, so together this proves the
+numbers are recomputed, not merely typed in. The notebooks also `assert` each of them.
+"""
+
+import nbformat
+import pytest
+
+from autograder.course import instructor_notebook
+
+# (as printed, as written in the notebook's `assert`)
+LECTURE_NUMBERS = {
+    "00_napkin_math": [
+        ("6.3e24", "6.3e24"),      # 70B params × 15T tokens
+        ("4.377e22", "4.377"),     # FLOPs per day on 1024 H100s at MFU 0.5
+        ("143.9", "143.9"),        # days for that run
+        ("40e9", "40e9"),          # largest model on 8 × 80 GB at 16 bytes per parameter
+        ("9.575e21", "9.575"),     # 8 H100s for two weeks at peak (not one week)
+    ],
+    "01_tensors_and_memory": [
+        ("128", "128"),                        # a 4×8 fp32 tensor
+        ("2,415,919,104", "2_415_919_104"),    # one GPT-3 FFN matrix in fp32
+        ("2304", "2304"),                      # ... in MiB
+        ("65504", "65504"),                    # fp16's largest value
+    ],
+}
+CASES = [(a, printed, asserted) for a, pairs in LECTURE_NUMBERS.items()
+         for printed, asserted in pairs]
+
+
+def _outputs_and_sources(assignment: str) -> tuple[str, str]:
+    notebook = nbformat.read(instructor_notebook(assignment), as_version=4)
+    outputs, sources = [], []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        sources.append(cell.source)
+        for output in cell.outputs:
+            if output.output_type == "stream":
+                outputs.append(output.text)
+            elif "data" in output:
+                outputs.append(str(output.data.get("text/plain", "")))
+    return "\n".join(outputs), "\n".join(sources)
+
+
+@pytest.mark.parametrize(("assignment", "printed", "asserted"), CASES)
+def test_lecture_number_is_printed_and_asserted(assignment, printed, asserted):
+    outputs, sources = _outputs_and_sources(assignment)
+    assert printed in outputs, f"{assignment} no longer prints the lecture's {printed}"
+    assert_lines = [ln for ln in sources.splitlines() if ln.strip().startswith("assert ")]
+    assert any(asserted in ln for ln in assert_lines), f"{assignment} no longer asserts {printed}"
