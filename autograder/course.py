@@ -86,3 +86,19 @@ def identify(path: Path, notebook: nbformat.NotebookNode) -> str:
             f"{', '.join(names) or 'any assignment'}); grade a notebook from notebooks/",
         )
     return best
+
+
+def perfect_submission(assignment: str) -> nbformat.NotebookNode:
+    """The released notebook with every solution cell filled in from the instructor version:
+    what a student who got everything right hands in (its test cells are the released ones)."""
+    solutions = {
+        cell.metadata["nbgrader"]["grade_id"]: cell.source
+        for cell in read_notebook(instructor_notebook(assignment)).cells
+        if cell.metadata.get("nbgrader", {}).get("solution")
+    }
+    notebook = read_notebook(RELEASE / assignment / f"{assignment}.ipynb")
+    for cell in notebook.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = solutions[grade_id]
+    return notebook

@@ -23,6 +23,10 @@ class NotebookResult:
     notebook: str
     assignment: str
     tests: list[TestResult] = field(default_factory=list)
+    student: str = ""
+    # graded | tampered | timeout | out of memory | crashed | invalid notebook
+    status: str = "graded"
+    message: str = ""
 
     @property
     def score(self) -> float:
@@ -36,10 +40,19 @@ class NotebookResult:
         return {
             "notebook": self.notebook,
             "assignment": self.assignment,
+            "student": self.student,
+            "status": self.status,
+            "message": self.message,
             "score": self.score,
             "max_score": self.max_score,
             "tests": [asdict(t) for t in self.tests],
         }
+
+    @classmethod
+    def from_json(cls, data: dict) -> NotebookResult:
+        return cls(notebook=data["notebook"], assignment=data["assignment"],
+                   tests=[TestResult(**t) for t in data["tests"]], student=data.get("student", ""),
+                   status=data.get("status", "graded"), message=data.get("message", ""))
 
     def write_json(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")

@@ -140,12 +140,16 @@ def judge(case: Case, outcome: Outcome) -> str | None:
     return f"{case.call} {problem}{why}"
 
 
+def failure_report(failures: list[str], total: int) -> str:
+    """The text a failed test shows: how many checks failed, then one line per failure."""
+    return "\n".join([f"{len(failures)} of {total} checks failed:", *(f"- {m}" for m in failures)])
+
+
 def check(cases: list[Case], namespace: dict[str, Any] | None = None) -> None:
     """Run every case; raise one AssertionError listing all failures, or print a pass line."""
     if namespace is None:
         namespace = sys._getframe(1).f_globals  # the notebook's globals
     failures = [msg for case in cases if (msg := judge(case, evaluate(case, namespace)))]
     if failures:
-        header = f"{len(failures)} of {len(cases)} checks failed:"
-        raise AssertionError("\n".join([header, *(f"- {m}" for m in failures)]))
+        raise AssertionError(failure_report(failures, len(cases)))
     print(f"All {len(cases)} checks passed.")

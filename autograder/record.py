@@ -1,0 +1,132 @@
+"""Write a graded submission where nbgrader and the instructor expect it.
+
+- the gradebook: one score per test cell, so formgrader, ``nbgrader export`` and
+  ``nbgrader generate_feedback`` work as after a stock autograde;
+- ``autograded/<student>/<assignment>/<notebook>.ipynb``: the submission with each test cell
+  restored to its released form (no hidden tests) and its output set to our verdict, which
+  is what ``generate_feedback`` renders;
+- ``grades/<assignment>/<student>.json``: the same record ``python -m autograder check``
+  writes, plus a fingerprint that lets a rerun skip work already done;
+- ``grades/<assignment>.csv``: one row per student, one column per question.
+
+The JSON record is written last, so a submission counts as done only once everything else
+for it is on disk; an interrupted run regrades at most the submissions in flight.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+from autograder.results import PASSED, NotebookResult
+from autograder.spec import AssignmentSpec
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def record_path(course_root: Path, assignment: str, student: str) -> Path:
+    return course_root / "grades" / assignment / f"{student}.json"
+
+
+def load_record(path: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def write_record(path: Path, result: NotebookResult, fingerprint: str) -> None:
+    data = result.to_json()
+    data["fingerprint"] = fingerprint
+    _atomic_write(path, json.dumps(data, indent=2) + "\n")
+
+
+def save_grades(gradebook: Any, result: NotebookResult, notebook_id: str,
+                timestamp: str | None) -> None:
+    """Scores into nbgrader's gradebook (tampered cells are flagged for a human to look at)."""
+    from nbgrader import utils
+
+    gradebook.update_or_create_student(result.student)
+    kwargs = {"timestamp": utils.parse_utc(timestamp)} if timestamp else {}
+    gradebook.update_or_create_submission(result.assignment, result.student, **kwargs)
+    for test in result.tests:
+        grade = gradebook.find_grade(test.grade_id, notebook_id, result.assignment,
+                                     result.student)
+        grade.auto_score = test.points
+        grade.needs_manual_grade = test.status == "tampered" or grade.manual_score is not None
+    gradebook.db.commit()
+
+
+def _verdict_outputs(status: str, message: str) -> list[Any]:
+    if status == PASSED:
+        return [nbformat.v4.new_output("stream", name="stdout", text=message + "\n")]
+    return [nbformat.v4.new_output("error", ename=f"Grader ({status})", evalue=message,
+                                   traceback=message.splitlines())]
+
+
+def write_autograded(target: Path, submitted: Path, result: NotebookResult,
+                     spec: AssignmentSpec, instructor_meta: dict[str, dict]) -> None:
+    """The notebook ``generate_feedback`` turns into the student's feedback page."""
+    try:
+        notebook = nbformat.reads(submitted.read_text(encoding="utf-8"), as_version=4)
+    except Exception:  # unreadable: the feedback page then just says why
+        notebook = nbformat.v4.new_notebook()
+    if result.status == "invalid notebook":
+        notebook.cells = [nbformat.v4.new_markdown_cell(
+            f"**This submission could not be graded:** {result.message}. It scores 0.")]
+    verdicts = {t.grade_id: t for t in result.tests}
+    cells, seen = [], set()
+    for cell in notebook.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if grade_id in seen:  # a duplicated graded cell: keep only the first
+            continue
+        if grade_id:
+            seen.add(grade_id)
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+            if grade_id in spec.checks:
+                cell.source = spec.checks[grade_id].student_source
+                cell.metadata["nbgrader"] = copy.deepcopy(instructor_meta[grade_id])
+                test = verdicts[grade_id]
+                cell.outputs = _verdict_outputs(test.status, test.message)
+        cells.append(cell)
+    notebook.cells = cells
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(target, nbformat.writes(notebook))
+    stamp = submitted.parent / "timestamp.txt"
+    if stamp.exists():
+        shutil.copy(stamp, target.parent / "timestamp.txt")
+
+
+def write_csv(course_root: Path, assignment: str, spec: AssignmentSpec) -> Path:
+    """Rebuild the per-question CSV from every JSON record (so reruns never duplicate rows)."""
+    folder = course_root / "grades" / assignment
+    questions = list(spec.checks)
+    rows = []
+    for path in sorted(folder.glob("*.json")):
+        data = load_record(path)
+        if data is None:
+            continue
+        points = {t["grade_id"]: t["points"] for t in data["tests"]}
+        rows.append([data["student"], data["status"], data["score"], data["max_score"],
+                     *(points.get(q, 0) for q in questions)])
+    target = course_root / "grades" / f"{assignment}.csv"
+    tmp = target.with_name(target.name + ".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student", "status", "score", "max_score", *questions])
+        writer.writerows(rows)
+    os.replace(tmp, target)
+    return target

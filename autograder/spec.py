@@ -1,0 +1,140 @@
+"""An assignment's graded checks, read from the instructor notebook as data.
+
+Each graded test cell holds a ``check([...])`` call whose list is ``Case(...)`` literals
+(``lecture_utils.checks``). They are parsed here with ``ast`` and never executed, so the
+grader can judge a submission from the plain values its code returns, outside the sandbox,
+and the cases' expected values never reach student code.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from lecture_utils.checks import Case
+
+BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+# Unchanged instructor cells that import or only define things are cheap and may be needed
+# by a solution, so the grader runs them. Other instructor cells (demos, timings, plots) are
+# skipped unless the student changed them.
+_IMPORTS = (ast.Import, ast.ImportFrom)
+_DEFINITIONS = (*_IMPORTS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+class SpecError(ValueError):
+    """The instructor notebook's test cells are not in the expected data-only form."""
+
+
+@dataclass(frozen=True)
+class GradedCheck:
+    grade_id: str
+    points: float
+    cases: tuple[Case, ...]
+    hidden: tuple[bool, ...]  # per case: was it between the hidden-tests markers?
+    student_source: str  # the test cell as released to students (hidden tests removed)
+
+
+@dataclass
+class AssignmentSpec:
+    name: str
+    checks: dict[str, GradedCheck] = field(default_factory=dict)
+    solution_ids: set[str] = field(default_factory=set)
+    instructor_cells: dict[str, str] = field(default_factory=dict)  # cell id → source
+    fingerprint: str = ""
+
+    @property
+    def max_score(self) -> float:
+        return sum(c.points for c in self.checks.values())
+
+
+def strip_hidden(source: str) -> str:
+    """The source nbgrader releases: lines between the hidden-test markers removed."""
+    kept, hidden = [], False
+    for line in source.splitlines():
+        marker = line.strip()
+        if marker == BEGIN_HIDDEN:
+            hidden = True
+        elif marker == END_HIDDEN:
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def normalise(source: str) -> str:
+    """Compare sources ignoring trailing whitespace, which editors change freely."""
+    return "\n".join(line.rstrip() for line in source.strip().splitlines())
+
+
+def _hidden_lines(source: str) -> set[int]:
+    lines, hidden = set(), False
+    for number, line in enumerate(source.splitlines(), start=1):
+        marker = line.strip()
+        if marker in (BEGIN_HIDDEN, END_HIDDEN):
+            hidden = marker == BEGIN_HIDDEN
+        elif hidden:
+            lines.add(number)
+    return lines
+
+
+def parse_cases(source: str, where: str) -> tuple[tuple[Case, ...], tuple[bool, ...]]:
+    """The Case literals of a test cell, and which of them are hidden."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as error:
+        raise SpecError(f"{where}: test cell is not valid Python: {error}") from None
+    hidden_lines = _hidden_lines(source)
+    cases = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Case":
+            try:
+                args = [ast.literal_eval(a) for a in node.args]
+                kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
+            except ValueError:
+                raise SpecError(
+                    f"{where}: line {node.lineno}: Case arguments must be literals so the "
+                    "grader can read them as data") from None
+            cases.append((node.lineno, Case(*args, **kwargs)))
+    if not cases:
+        raise SpecError(f"{where}: test cell has no Case(...) literals")
+    cases.sort(key=lambda pair: pair[0])
+    return (tuple(c for _, c in cases), tuple(line in hidden_lines for line, _ in cases))
+
+
+def needed_for_grading(source: str) -> bool:
+    """Whether an unchanged instructor cell must run before the solutions: it imports
+    something, or it only defines functions and classes."""
+    try:
+        body = ast.parse(source).body
+    except SyntaxError:  # IPython magics: demo cells such as %%gpu_only
+        return False
+    return any(isinstance(stmt, _IMPORTS) for stmt in body) or \
+        all(isinstance(stmt, _DEFINITIONS) for stmt in body)
+
+
+def load_spec(instructor_notebook: Path) -> AssignmentSpec:
+    """Read an instructor notebook into the data the grader needs."""
+    raw = instructor_notebook.read_bytes()
+    notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
+    spec = AssignmentSpec(name=instructor_notebook.stem,
+                          fingerprint=hashlib.sha256(raw).hexdigest())
+    for index, cell in enumerate(notebook.cells):
+        meta = cell.metadata.get("nbgrader", {})
+        grade_id = meta.get("grade_id")
+        if cell.cell_type != "code":
+            continue
+        if meta.get("grade") and not meta.get("solution"):
+            where = f"{instructor_notebook}, cell {index} ({grade_id})"
+            cases, hidden = parse_cases(cell.source, where)
+            spec.checks[grade_id] = GradedCheck(
+                grade_id=grade_id, points=float(meta.get("points", 0)), cases=cases,
+                hidden=hidden, student_source=strip_hidden(cell.source))
+        elif meta.get("solution"):
+            spec.solution_ids.add(grade_id)
+        elif cell.get("id"):
+            spec.instructor_cells[cell.id] = cell.source
+    return spec

@@ -1,0 +1,110 @@
+"""Planning a submission: tamper detection and the steps the sandbox will run."""
+
+import copy
+import json
+
+import nbformat
+import pytest
+
+from autograder.course import RELEASE, instructor_notebook, perfect_submission
+from autograder.plan import InvalidSubmission, plan_submission
+from autograder.spec import load_spec
+
+A = "01_tensors_and_memory"
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return load_spec(instructor_notebook(A))
+
+
+def _write(tmp_path, notebook):
+    """Written as raw JSON: nbformat.write would quietly repair duplicated cell ids."""
+    path = tmp_path / f"{A}.ipynb"
+    path.write_text(json.dumps(notebook))
+    return path
+
+
+def _solution():
+    return perfect_submission(A)
+
+
+def _cell(notebook, grade_id):
+    return next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id")
+                == grade_id)
+
+
+def test_untouched_release_is_not_tampered_and_runs_only_cheap_cells(tmp_path, spec):
+    plan = plan_submission(RELEASE / A / f"{A}.ipynb", spec)
+    assert plan.tampered == {}
+    cases = [s["cases"] for s in plan.fast_steps if "cases" in s]
+    assert cases == list(spec.checks)
+    fast_cells = [s["cell"] for s in plan.fast_steps if "cell" in s]
+    full_cells = [s["cell"] for s in plan.full_steps if "cell" in s]
+    assert len(fast_cells) < len(full_cells) / 2  # demos, timings and plots are skipped
+    assert any("import torch" in c for c in fast_cells)
+    assert any("def tensor_bytes" in c for c in fast_cells)
+
+
+def test_perfect_submission_is_not_tampered(tmp_path, spec):
+    plan = plan_submission(_write(tmp_path, _solution()), spec)
+    assert plan.tampered == {}
+    assert any("def storage_bytes" in s.get("cell", "") and "nbytes" in s["cell"]
+               for s in plan.fast_steps)
+
+
+def test_instructor_version_counts_as_edited_tests(tmp_path, spec):
+    # its test cells still hold the hidden tests, which no student notebook has
+    plan = plan_submission(instructor_notebook(A), spec)
+    assert set(plan.tampered) == set(spec.checks)
+
+
+def test_trailing_whitespace_is_not_tampering(tmp_path, spec):
+    notebook = nbformat.read(RELEASE / A / f"{A}.ipynb", as_version=4)
+    _cell(notebook, "test_tensor_bytes").source += "\n\n   "
+    assert plan_submission(_write(tmp_path, notebook), spec).tampered == {}
+
+
+def test_edited_deleted_and_duplicated_test_cells(tmp_path, spec):
+    notebook = nbformat.read(RELEASE / A / f"{A}.ipynb", as_version=4)
+    _cell(notebook, "test_tensor_bytes").source = "check([])"
+    notebook.cells.remove(_cell(notebook, "test_bytes_for"))
+    test = _cell(notebook, "test_storage_bytes")
+    notebook.cells.append(copy.deepcopy(test))
+    plan = plan_submission(_write(tmp_path, notebook), spec)
+    assert plan.tampered == {
+        "test_tensor_bytes": "its test cell was edited",
+        "test_bytes_for": "its test cell was deleted",
+        "test_storage_bytes": "its test cell appears more than once",
+    }
+    assert not any("cases" in s for s in plan.fast_steps)
+
+
+def test_a_test_cell_sharing_its_id_with_another_cell_is_tampering(tmp_path, spec):
+    notebook = nbformat.read(RELEASE / A / f"{A}.ipynb", as_version=4)
+    _cell(notebook, "storage_bytes").id = _cell(notebook, "test_storage_bytes").id
+    plan = plan_submission(_write(tmp_path, notebook), spec)
+    assert plan.tampered["test_storage_bytes"] == "its test cell's id is duplicated in the notebook"
+
+
+def test_student_cells_and_changed_demo_cells_always_run(tmp_path, spec):
+    notebook = _solution()
+    notebook.cells.insert(3, nbformat.v4.new_code_cell("HELPER = 4"))
+    plan = plan_submission(_write(tmp_path, notebook), spec)
+    assert {"cell": "HELPER = 4"} in plan.fast_steps
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [("{not json", "not valid notebook JSON"),
+     ("", "not valid notebook JSON"),
+     ("[]", "not a Jupyter notebook"),
+     (json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}), "empty"),
+     (json.dumps({"cells": [{"cell_type": "code", "source": "1", "metadata": {}}]}),
+      "none of its cells are graded cells")],
+)
+def test_invalid_files(tmp_path, spec, content, problem):
+    path = tmp_path / "x.ipynb"
+    path.write_text(content)
+    with pytest.raises(InvalidSubmission, match=problem):
+        plan_submission(path, spec)
