@@ -20,6 +20,7 @@ import csv
 import json
 import os
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,9 @@ def save_grades(gradebook: Any, result: NotebookResult, notebook_id: str,
 
     gradebook.update_or_create_student(result.student)
     kwargs = {"timestamp": utils.parse_utc(timestamp)} if timestamp else {}
-    gradebook.update_or_create_submission(result.assignment, result.student, **kwargs)
+    with warnings.catch_warnings():  # nbgrader's own ORM code warns on every new submission
+        warnings.filterwarnings("ignore", message=".*not in session.*")
+        gradebook.update_or_create_submission(result.assignment, result.student, **kwargs)
     for test in result.tests:
         grade = gradebook.find_grade(test.grade_id, notebook_id, result.assignment,
                                      result.student)

@@ -1,0 +1,280 @@
+"""``python -m autograder grade ASSIGNMENT``: grade every submission of an nbgrader course.
+
+For each ``submitted/<student>/<assignment>/`` folder:
+
+1. ``plan``: read the notebook as data, detect tampered test cells, list the steps to run;
+2. ``sandbox``: run the student's cells in a sandboxed worker, and evaluate the instructor's
+   case expressions there, getting back plain JSON values;
+3. ``judge``: compare those values with the expected ones here, outside the sandbox;
+4. ``record``: write the gradebook, the autograded notebook, the JSON record and the CSV.
+
+Workers run in parallel (``--jobs``), each a sandbox with torch imported once. A rerun skips
+submissions whose JSON record matches the same submission, answer key and limits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import queue
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from autograder.judge import judge_submission
+from autograder.plan import InvalidSubmission, plan_submission
+from autograder.record import (
+    load_record,
+    record_path,
+    save_grades,
+    write_autograded,
+    write_csv,
+    write_record,
+)
+from autograder.results import NotebookResult, TestResult
+from autograder.sandbox import Limits, Worker
+from autograder.spec import AssignmentSpec, load_spec
+
+GRADER_VERSION = "1"
+INVALID = "invalid notebook"
+
+
+class GradeError(ValueError):
+    """The run cannot start (unknown assignment, no gradebook entry, no sandbox...)."""
+
+
+@dataclass
+class Submission:
+    student: str
+    folder: Path
+    path: Path | None  # None: no notebook at all
+    note: str = ""  # e.g. graded under another file name
+
+
+@dataclass
+class Course:
+    """The parts of an nbgrader course directory the grader needs, from its config."""
+
+    root: Path
+    source: Path
+    submitted: Path
+    autograded: Path
+    db_url: str
+
+    @classmethod
+    def load(cls, root: Path) -> Course:
+        from nbgrader.coursedir import CourseDirectory
+        from traitlets.config import Config
+        from traitlets.config.loader import PyFileConfigLoader
+
+        root = root.resolve()
+        config = Config()
+        if (root / "nbgrader_config.py").exists():
+            config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+        directory = CourseDirectory(config=config)
+        directory.root = str(root)
+        return cls(
+            root=root,
+            source=root / directory.source_directory,
+            submitted=root / directory.submitted_directory,
+            autograded=root / directory.autograded_directory,
+            db_url=directory.db_url,
+        )
+
+
+@dataclass
+class Summary:
+    graded: list[NotebookResult] = field(default_factory=list)
+    skipped: int = 0
+    seconds: float = 0.0
+    csv: Path | None = None
+
+    def statuses(self) -> Counter:
+        return Counter(r.status for r in self.graded)
+
+
+def instructor_notebook(course: Course, assignment: str) -> Path:
+    notebooks = sorted((course.source / assignment).glob("*.ipynb"))
+    if len(notebooks) != 1:
+        raise GradeError(
+            f"{course.source / assignment}: expected exactly one instructor notebook, found "
+            f"{len(notebooks)}; is {assignment!r} an assignment of this course?")
+    return notebooks[0]
+
+
+def find_submissions(course: Course, assignment: str, notebook_id: str) -> list[Submission]:
+    found = []
+    for folder in sorted(course.submitted.glob(f"*/{assignment}")):
+        if not folder.is_dir():
+            continue
+        student = folder.parent.name
+        expected = folder / f"{notebook_id}.ipynb"
+        others = sorted(p for p in folder.glob("*.ipynb") if p != expected)
+        if expected.exists():
+            found.append(Submission(student, folder, expected))
+        elif len(others) == 1:
+            found.append(Submission(student, folder, others[0],
+                                    f"graded {others[0].name}; it should be named "
+                                    f"{expected.name}"))
+        else:
+            found.append(Submission(student, folder, None))
+    return found
+
+
+def fingerprint(submission: Submission, spec: AssignmentSpec, limits: Limits) -> str:
+    digest = hashlib.sha256()
+    digest.update(submission.path.read_bytes() if submission.path else b"<none>")
+    for part in (spec.fingerprint, GRADER_VERSION, repr(asdict(limits))):
+        digest.update(part.encode())
+    return digest.hexdigest()
+
+
+def _needs_full_run(report: dict[str, Any]) -> bool:
+    """A name undefined in the fast run may live in a demo cell the fast plan skipped."""
+    return any("NameError" in (outcome.get("error") or "")
+               for outcomes in report.get("cases", {}).values() for outcome in outcomes)
+
+
+def grade_submission(worker: Worker, spec: AssignmentSpec, submission: Submission,
+                     assignment: str) -> NotebookResult:
+    result = NotebookResult(notebook=str(submission.path or submission.folder),
+                            assignment=assignment, student=submission.student)
+    try:
+        if submission.path is None:
+            raise InvalidSubmission("no notebook was submitted")
+        plan = plan_submission(submission.path, spec)
+    except InvalidSubmission as problem:
+        result.status, result.message = INVALID, str(problem)
+        result.tests = [TestResult(g, 0.0, c.points, INVALID, f"not graded: {problem}")
+                        for g, c in spec.checks.items()]
+        return result
+    report = worker.run(plan.fast_steps)
+    if _needs_full_run(report) and plan.full_steps != plan.fast_steps:
+        report = worker.run(plan.full_steps)
+    result.tests, result.status, result.message = judge_submission(spec, plan, report)
+    if submission.note:
+        result.message = "; ".join(m for m in (submission.note, result.message) if m)
+    return result
+
+
+def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
+                     limits: Limits | None = None, sandbox: bool = True, regrade: bool = False,
+                     progress: bool = True) -> Summary:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    limits = limits or Limits()
+    course = Course.load(course_root)
+    source_nb = instructor_notebook(course, assignment)
+    notebook_id = source_nb.stem
+    spec = load_spec(source_nb)
+    instructor_meta = _test_cell_metadata(source_nb)
+    with Gradebook(course.db_url) as gradebook:
+        try:
+            gradebook.find_notebook(notebook_id, assignment)
+        except MissingEntry:
+            raise GradeError(
+                f"{assignment} is not in the gradebook ({course.db_url}); run "
+                f"`nbgrader generate_assignment {assignment}` in {course.root} first") from None
+
+        summary = Summary()
+        todo = []
+        for submission in find_submissions(course, assignment, notebook_id):
+            key = fingerprint(submission, spec, limits)
+            done = load_record(record_path(course.root, assignment, submission.student))
+            if not regrade and done and done.get("fingerprint") == key:
+                summary.skipped += 1
+            else:
+                todo.append((submission, key))
+
+        started = time.perf_counter()
+        for submission, key, result in _run_parallel(todo, spec, assignment, jobs, limits,
+                                                     sandbox, progress):
+            save_grades(gradebook, result, notebook_id, _timestamp(submission))
+            if submission.path is not None:
+                folder = course.autograded / submission.student / assignment
+                write_autograded(folder / f"{notebook_id}.ipynb", submission.path, result, spec,
+                                 instructor_meta)
+            write_record(record_path(course.root, assignment, submission.student), result, key)
+            summary.graded.append(result)
+        summary.seconds = time.perf_counter() - started
+    summary.csv = write_csv(course.root, assignment, spec)
+    return summary
+
+
+def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
+    """Yield (submission, fingerprint, result) as workers finish them, in any order."""
+    if not todo:
+        return
+    work: queue.Queue = queue.Queue()
+    for item in todo:
+        work.put(item)
+    done: queue.Queue = queue.Queue()
+    stop = threading.Event()
+
+    def serve(slot: int) -> None:
+        try:
+            with Worker(limits, slot=slot, sandbox=sandbox) as worker:
+                while not stop.is_set():
+                    try:
+                        submission, key = work.get_nowait()
+                    except queue.Empty:
+                        return
+                    try:
+                        result = grade_submission(worker, spec, submission, assignment)
+                    except Exception as error:  # a grader bug costs this submission only
+                        result = _grader_failure(spec, submission, assignment, error)
+                    done.put((submission, key, result))
+        except BaseException as error:  # surface a worker that cannot start
+            done.put(error)
+
+    threads = [threading.Thread(target=serve, args=(slot,), daemon=True)
+               for slot in range(max(1, min(jobs, len(todo))))]
+    for thread in threads:
+        thread.start()
+    bar = _progress_bar(len(todo), progress)
+    try:
+        for _ in range(len(todo)):
+            item = done.get()
+            if isinstance(item, BaseException):
+                raise item
+            bar.update(1)
+            yield item
+    finally:
+        stop.set()
+        bar.close()
+        for thread in threads:
+            thread.join(timeout=limits.submission_seconds + 30)
+
+
+def _grader_failure(spec: AssignmentSpec, submission: Submission, assignment: str,
+                    error: Exception) -> NotebookResult:
+    message = f"internal grader error, please report it: {type(error).__name__}: {error}"
+    return NotebookResult(
+        notebook=str(submission.path), assignment=assignment, student=submission.student,
+        status="crashed", message=message,
+        tests=[TestResult(g, 0.0, c.points, "crashed", message) for g, c in spec.checks.items()])
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="submission", disable=not enabled, dynamic_ncols=True)
+
+
+def _timestamp(submission: Submission) -> str | None:
+    stamp = submission.folder / "timestamp.txt"
+    return stamp.read_text().strip() if stamp.exists() else None
+
+
+def _test_cell_metadata(notebook_path: Path) -> dict[str, dict]:
+    import nbformat
+
+    notebook = nbformat.read(notebook_path, as_version=4)
+    meta = {}
+    for cell in notebook.cells:
+        nbgrader = cell.metadata.get("nbgrader", {})
+        if nbgrader.get("grade") and not nbgrader.get("solution"):
+            meta[nbgrader["grade_id"]] = dict(nbgrader)
+    return meta

@@ -1,0 +1,280 @@
+"""`python -m autograder grade` on a small real course, against adversarial submissions.
+
+One nbgrader course directory (source = notebook 01, a real gradebook) receives honest and
+hostile submissions side by side; the real command grades them all in one batch with two
+sandboxed workers. Each must score exactly what it deserves, with a clear status, and the
+honest ones must not be affected. Attacks are placed in the `tensor_bytes` exercise (1 point
+of 5); a submission is otherwise the instructor's solution, so it deserves 5, or 4 when the
+attack breaks that one exercise.
+
+Probes for isolation are written so that the answer is right only if the attack FAILS: e.g.
+tensor_bytes is correct only if the gradebook could not be opened. A score of 5 proves it.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import os
+import subprocess
+import sys
+from html import escape as html_escape
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.course import RELEASE, instructor_notebook, perfect_submission
+from autograder.nbgrader_course import Course
+from autograder.spec import load_spec
+
+pytestmark = pytest.mark.slow
+A = "01_tensors_and_memory"
+CORRECT = "def tensor_bytes(x):\n    return x.numel() * x.element_size()\n"
+WRONG = "def tensor_bytes(x):\n    return x.numel()\n"
+
+
+def _correct_unless(condition: str) -> str:
+    """A tensor_bytes that is right only if ``condition`` (an attack's success) is False."""
+    return (f"def tensor_bytes(x):\n    if {condition}:\n        return -1\n"
+            "    return x.numel() * x.element_size()\n")
+
+
+def _probe(code: str) -> str:
+    """Run ``code``; tensor_bytes is right only if it raised (the attack was blocked)."""
+    body = "\n".join("        " + line for line in code.splitlines())
+    return ("def _attack_worked():\n    try:\n" + body + "\n    except Exception:\n"
+            "        return False\n    return True\n\n" + _correct_unless("_attack_worked()"))
+
+
+def _solution() -> nbformat.NotebookNode:
+    return perfect_submission(A)
+
+
+def _cell(notebook, grade_id):
+    return next(c for c in notebook.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+
+
+def _with_tensor_bytes(source: str) -> nbformat.NotebookNode:
+    notebook = _solution()
+    _cell(notebook, "tensor_bytes").source = source
+    return notebook
+
+
+def _edited_test() -> nbformat.NotebookNode:
+    notebook = _with_tensor_bytes(WRONG)
+    _cell(notebook, "test_tensor_bytes").source = "check([])"
+    return notebook
+
+
+def _deleted_test() -> nbformat.NotebookNode:
+    notebook = _solution()
+    notebook.cells.remove(_cell(notebook, "test_bytes_for"))
+    return notebook
+
+
+def _duplicated_test_cell() -> nbformat.NotebookNode:
+    notebook = _solution()
+    test = _cell(notebook, "test_storage_bytes")
+    notebook.cells.insert(notebook.cells.index(test), copy.deepcopy(test))
+    return notebook
+
+
+def _duplicated_ids_json() -> str:
+    """Two different cells with one id (nbformat.write would repair that, so raw JSON)."""
+    notebook = _solution()
+    _cell(notebook, "storage_bytes").id = _cell(notebook, "test_storage_bytes").id
+    return json.dumps(notebook)
+
+
+HOOK = ("get_ipython().input_transformers_post.append(\n"
+        "    lambda lines: [l.replace('assert ', 'pass  # ') for l in lines])\n")
+PATCHES = ("import builtins, math, torch\n"
+           "torch.allclose = lambda *a, **k: True\n"
+           "torch.Tensor.__eq__ = lambda *a, **k: True\n"
+           "math.isclose = lambda *a, **k: True\n"
+           "builtins.abs = lambda x: 0\n")
+
+# student → (what they hand in, expected score, expected status)
+SUBMISSIONS = {
+    "honest-1": (_solution, 5, "graded"),
+    "honest-2": (_solution, 5, "graded"),
+    "untouched": (lambda: nbformat.read(RELEASE / A / f"{A}.ipynb", as_version=4), 0, "graded"),
+    "wrong": (lambda: _with_tensor_bytes(WRONG), 4, "graded"),
+    "infinite-loop": (lambda: _with_tensor_bytes("while True:\n    pass\n" + CORRECT),
+                      4, "timeout"),
+    "slow-answer": (lambda: _with_tensor_bytes(
+        "def tensor_bytes(x):\n    while True:\n        pass\n"), 4, "timeout"),
+    # the bomb's memory is freed when its MemoryError unwinds, so only this cell breaks
+    "memory-bomb": (lambda: _with_tensor_bytes(
+        "def bomb():\n    hoard = []\n    while True:\n        hoard.append(bytearray(2**28))\n"
+        "bomb()\n" + CORRECT), 4, "out of memory"),
+    # copies of the student's process could forge results, so nothing of it is trusted
+    "fork-bomb": (lambda: _with_tensor_bytes(
+        "import os\nwhile True:\n    os.fork()\n" + CORRECT), 0, "crashed"),
+    "huge-output": (lambda: _with_tensor_bytes(
+        "import matplotlib.pyplot as plt\nfrom IPython.display import display\n"
+        "for _ in range(20):\n    plt.figure(figsize=(40, 40)); plt.plot(range(10**5))\n"
+        "    display(plt.gcf()); plt.close('all')\n"
+        "print('x' * 50_000_000)\n" + CORRECT), 5, "graded"),
+    "sys-exit": (lambda: _with_tensor_bytes("import sys\nsys.exit(0)\n" + CORRECT),
+                 4, "graded"),
+    "os-exit": (lambda: _with_tensor_bytes("import os\nos._exit(0)\n" + CORRECT), 0, "crashed"),
+    "segfault": (lambda: _with_tensor_bytes("import ctypes\nctypes.string_at(0)\n" + CORRECT),
+                 0, "crashed"),
+    "reads-answer-key": (lambda: _with_tensor_bytes(_probe(
+        f"open({str(instructor_notebook(A))!r}).read()")), 5, "graded"),
+    "reads-gradebook": (lambda: _with_tensor_bytes(_probe(
+        "open(COURSE + '/gradebook.db', 'rb').read()")), 5, "graded"),
+    "reads-other-student": (lambda: _with_tensor_bytes(_probe(
+        "open(COURSE + '/submitted/honest-1/" + A + "/" + A + ".ipynb').read()")),
+                            5, "graded"),
+    "network": (lambda: _with_tensor_bytes(_probe(
+        "import socket\nsocket.create_connection(('127.0.0.1', PORT), timeout=2).close()")),
+                5, "graded"),
+    "assert-hook": (lambda: _with_tensor_bytes(HOOK + WRONG), 4, "graded"),
+    "monkeypatches": (lambda: _with_tensor_bytes(PATCHES + WRONG), 4, "graded"),
+    "grading-env": (lambda: _with_tensor_bytes(_correct_unless(
+        "__import__('os').environ.get('NBGRADER_EXECUTION') is not None")), 5, "graded"),
+    "edited-test": (_edited_test, 4, "tampered"),
+    "deleted-test": (_deleted_test, 3, "tampered"),
+    "duplicated-test-cell": (_duplicated_test_cell, 3, "tampered"),
+    "torch-warning": (lambda: _with_tensor_bytes(
+        "import warnings\nwarnings.warn('a harmless warning', UserWarning)\n"
+        "torch.tensor([1.0]).storage()  # torch's own TypedStorage UserWarning\n" + CORRECT),
+                      5, "graded"),
+}
+RAW_FILES = {  # student → (file content, file name): written byte for byte
+    "truncated-json": (None, f"{A}.ipynb"),
+    "empty-notebook": (json.dumps({"cells": [], "metadata": {}, "nbformat": 4,
+                                   "nbformat_minor": 5}), f"{A}.ipynb"),
+    "empty-file": ("", f"{A}.ipynb"),
+    "wrong-name": (None, "my_homework.ipynb"),
+    "duplicated-ids": (_duplicated_ids_json, f"{A}.ipynb"),
+}
+RAW_EXPECTED = {
+    "truncated-json": (0, "invalid notebook"),
+    "empty-notebook": (0, "invalid notebook"),
+    "empty-file": (0, "invalid notebook"),
+    "wrong-name": (5, "graded"),
+    "duplicated-ids": (3, "tampered"),
+}
+
+
+def _grade(course: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", A, f"--course={course}", "--jobs=2",
+         "--cell-timeout=3", "--timeout=40", "--memory-gb=2", "--no-progress", *extra],
+        capture_output=True, text=True, timeout=900, env=env or os.environ.copy())
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grade-course")
+    course = Course(root)
+    course.add_assignment(A)
+    listener = __import__("socket").socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    port = listener.getsockname()[1]
+    for student, (make, _, _) in SUBMISSIONS.items():
+        notebook = make()
+        for cell in notebook.cells:  # let probes name the real course path and port
+            cell.source = cell.source.replace("COURSE", repr(str(root))).replace(
+                "PORT", str(port))
+        course.submit(student, A, notebook)
+    solution_text = json.dumps(_solution())
+    for student, (content, name) in RAW_FILES.items():
+        folder = root / "submitted" / student / A
+        folder.mkdir(parents=True)
+        if callable(content):
+            content = content()
+        elif content is None:
+            content = solution_text[: len(solution_text) // 2] if student == "truncated-json" \
+                else solution_text
+        (folder / name).write_text(content)
+    env = dict(os.environ, NBGRADER_EXECUTION="autograde")
+    run = _grade(root, env=env)
+    listener.close()
+    records = {p.stem: json.loads(p.read_text()) for p in (root / "grades" / A).glob("*.json")}
+    return root, run, records
+
+
+def test_the_batch_completes(graded):
+    _, run, records = graded
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert set(records) == set(SUBMISSIONS) | set(RAW_FILES)
+
+
+@pytest.mark.parametrize("student", [*SUBMISSIONS, *RAW_FILES])
+def test_each_submission_scores_what_it_deserves(graded, student):
+    _, _, records = graded
+    score, status = (SUBMISSIONS[student][1:] if student in SUBMISSIONS
+                     else RAW_EXPECTED[student])
+    record = records[student]
+    summary = f"{student}: {record['status']} {record['message']}\n" + "\n".join(
+        f"  {t['grade_id']} {t['points']}/{t['max_points']} {t['status']}: {t['message'][:300]}"
+        for t in record["tests"])
+    assert record["score"] == score, summary
+    assert record["max_score"] == 5
+    if status is not None:
+        assert record["status"] == status, summary
+    else:
+        assert record["status"] != "graded", summary
+
+
+def test_tampering_and_invalid_files_are_explained(graded):
+    _, _, records = graded
+    edited = {t["grade_id"]: t for t in records["edited-test"]["tests"]}["test_tensor_bytes"]
+    assert edited["status"] == "tampered" and "edited" in edited["message"]
+    deleted = {t["grade_id"]: t for t in records["deleted-test"]["tests"]}["test_bytes_for"]
+    assert "deleted" in deleted["message"]
+    assert "not valid notebook JSON" in records["truncated-json"]["message"]
+    assert "empty" in records["empty-notebook"]["message"]
+    assert "should be named" in records["wrong-name"]["message"]
+
+
+def test_scores_are_in_the_gradebook_and_the_csv(graded):
+    root, _, records = graded
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        for student, record in records.items():
+            submission = gradebook.find_submission(A, student)
+            assert submission.score == record["score"], student
+    with (root / "grades" / f"{A}.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert sorted(r["student"] for r in rows) == sorted(records)
+    by_student = {r["student"]: r for r in rows}
+    assert float(by_student["wrong"]["test_tensor_bytes"]) == 0
+    assert float(by_student["wrong"]["test_bytes_for"]) == 2
+
+
+def test_feedback_shows_messages_but_no_hidden_tests(graded):
+    root, _, _ = graded
+    course = Course.__new__(Course)
+    course.root = root
+    course.nbgrader("generate_feedback", A)
+    html = (root / "feedback" / "wrong" / A / f"{A}.html").read_text()
+    assert "tensor_bytes(torch.zeros(4, 8)) returned 32; expected 128" in html
+    assert "BEGIN HIDDEN TESTS" not in html and "hidden check" in html
+    spec = load_spec(instructor_notebook(A))
+    hidden = [case.call for check in spec.checks.values()
+              for case, is_hidden in zip(check.cases, check.hidden) if is_hidden]
+    assert hidden
+    for call in hidden:
+        assert html_escape(call) not in html and call not in html, call
+
+
+def test_rerun_skips_finished_work_and_regrade_is_identical(graded):
+    root, _, records = graded
+    again = _grade(root)
+    assert again.returncode == 0
+    assert f"{len(records)} already graded and unchanged" in again.stdout
+    regrade = _grade(root, "--regrade")
+    assert regrade.returncode == 0, regrade.stderr[-2000:]
+    for student, record in records.items():
+        now = json.loads((root / "grades" / A / f"{student}.json").read_text())
+        assert now["score"] == record["score"], student
