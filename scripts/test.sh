@@ -6,12 +6,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 
-# The browser check drives Debian's Chromium (Playwright's own browser download is not
-# needed). Install it where we can; elsewhere that one test reports itself skipped.
-if ! command -v chromium >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
-    echo "test: installing chromium for the JupyterLab UI test"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium \
-        >/dev/null) || echo "test: could not install chromium; the UI test will be skipped"
+# System packages some tests need: Debian's Chromium for the JupyterLab browser check
+# (Playwright's own browser download is not needed) and bubblewrap for the grader's sandbox.
+# Installed where we can; elsewhere those tests report themselves skipped, saying why.
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
+if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    echo "test: installing ${missing[*]}"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        "${missing[@]}" >/dev/null) || echo "test: could not install ${missing[*]}"
 fi
 
 export PATH="$PWD/.venv/bin:$PATH"   # nbgrader shells out to alembic from the environment

@@ -17,8 +17,10 @@ import copy
 import csv
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from html import escape as html_escape
 from pathlib import Path
 
@@ -27,9 +29,12 @@ import pytest
 
 from autograder.course import RELEASE, instructor_notebook, perfect_submission
 from autograder.nbgrader_course import Course
+from autograder.sandbox import sandbox_available
 from autograder.spec import load_spec
 
-pytestmark = pytest.mark.slow
+AVAILABLE, WHY = sandbox_available()
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not AVAILABLE, reason=f"no sandbox here: {WHY}")]
 A = "01_tensors_and_memory"
 CORRECT = "def tensor_bytes(x):\n    return x.numel() * x.element_size()\n"
 WRONG = "def tensor_bytes(x):\n    return x.numel()\n"
@@ -278,3 +283,43 @@ def test_rerun_skips_finished_work_and_regrade_is_identical(graded):
     for student, record in records.items():
         now = json.loads((root / "grades" / A / f"{student}.json").read_text())
         assert now["score"] == record["score"], student
+
+
+def test_interrupted_run_resumes_without_losing_or_duplicating_scores(tmp_path):
+    course = Course(tmp_path / "course")
+    course.add_assignment(A)
+    slow = _with_tensor_bytes("import time\ntime.sleep(2)\n" + CORRECT)
+    students = {f"s{i}": (slow if i % 2 else _solution(), 5) for i in range(6)}
+    students["s5"] = (_with_tensor_bytes(WRONG), 4)
+    for student, (notebook, _) in students.items():
+        course.submit(student, A, notebook)
+    records = course.root / "grades" / A
+
+    command = [sys.executable, "-m", "autograder", "grade", A, f"--course={course.root}",
+               "--jobs=1", "--no-progress"]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not list(records.glob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first.send_signal(signal.SIGINT)  # Ctrl-C, mid-batch
+    _, err = first.communicate(timeout=120)
+    assert first.returncode == 130, err
+    assert "rerun the same command" in err
+    done_before = {p.stem for p in records.glob("*.json")}
+    assert 0 < len(done_before) < len(students)
+
+    second = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert f"{len(done_before)} already graded and unchanged" in second.stdout
+    assert f"graded {len(students) - len(done_before)} submission(s)" in second.stdout
+
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}") as gradebook:
+        submissions = gradebook.assignment_submissions(A)
+        assert sorted(s.student.id for s in submissions) == sorted(students)
+        for submission in submissions:
+            assert submission.score == students[submission.student.id][1]
+    with (course.root / "grades" / f"{A}.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert sorted(r["student"] for r in rows) == sorted(students)
