@@ -15,7 +15,9 @@ submissions whose JSON record matches the same submission, answer key and limits
 from __future__ import annotations
 
 import hashlib
+import os
 import queue
+import sys
 import threading
 import time
 from collections import Counter
@@ -170,13 +172,19 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
     notebook_id = source_nb.stem
     spec = load_spec(source_nb)
     instructor_meta = _test_cell_metadata(source_nb)
+    missing_entry = GradeError(
+        f"{assignment} is not in the gradebook ({course.db_url}); run "
+        f"`nbgrader generate_assignment {assignment}` in {course.root} first")
+    database = course.db_url.removeprefix("sqlite:///")
+    if course.db_url.startswith("sqlite:///") and not Path(database).exists():
+        raise missing_entry  # opening it would create an empty one
+    # nbgrader's gradebook shells out to alembic, which lives beside this interpreter
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     with Gradebook(course.db_url) as gradebook:
         try:
             gradebook.find_notebook(notebook_id, assignment)
         except MissingEntry:
-            raise GradeError(
-                f"{assignment} is not in the gradebook ({course.db_url}); run "
-                f"`nbgrader generate_assignment {assignment}` in {course.root} first") from None
+            raise missing_entry from None
 
         summary = Summary()
         todo = []
