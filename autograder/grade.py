@@ -36,7 +36,7 @@ from autograder.record import (
     write_record,
 )
 from autograder.results import NotebookResult, TestResult
-from autograder.sandbox import Limits, Worker
+from autograder.sandbox import Limits, SandboxUnavailable, Worker
 from autograder.spec import AssignmentSpec, load_spec
 
 GRADER_VERSION = "1"
@@ -245,15 +245,19 @@ def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
     try:
         for _ in range(len(todo)):
             item = done.get()
+            if isinstance(item, SandboxUnavailable):
+                raise GradeError(f"a sandboxed worker could not start: {item}")
             if isinstance(item, BaseException):
                 raise item
             bar.update(1)
             yield item
+        for thread in threads:  # all done: let each worker close its sandbox
+            thread.join(timeout=60)
     finally:
+        # On Ctrl-C or an error, do not wait for submissions in flight: the threads are
+        # daemons and each sandbox dies with this process (bwrap --die-with-parent).
         stop.set()
         bar.close()
-        for thread in threads:
-            thread.join(timeout=limits.submission_seconds + 30)
 
 
 def _grader_failure(spec: AssignmentSpec, submission: Submission, assignment: str,

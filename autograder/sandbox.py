@@ -184,13 +184,14 @@ def _inner_bwrap(bwrap: str, limits: Limits) -> list[str]:
     for key, value in _environment("/tmp").items():
         args += ["--setenv", key, value]
     args += _system_binds()
-    for path in _python_dirs():
-        args += ["--ro-bind", path, path]
     args += ["--proc", "/proc", "--dev", "/dev",
              "--size", str(limits.scratch_bytes), "--tmpfs", "/tmp",
              "--size", str(limits.scratch_bytes), "--tmpfs", "/dev/shm",
-             "--mqueue", "/dev/mqueue",
-             "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
+             "--mqueue", "/dev/mqueue"]
+    # After the private /tmp, so a repository (and its venv) cloned under /tmp stays visible.
+    for path in _python_dirs():
+        args += ["--ro-bind", path, path]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", "/tmp"]
     return args
 
 

@@ -365,12 +365,7 @@ class _Collector:
                     or isinstance(seconds, bool) or not isinstance(seconds, (int, float))):
                 return "results out of order"
             self.cells.append({"index": expected[1], "error": error, "seconds": seconds})
-            where = f"cell {expected[1]}"
-            if message["timeout"] and self.timeout is None:
-                self.timeout = f"{where} ran past {self.limits['cell_seconds']:g} s"
-            if message["oom"] and self.oom is None:
-                self.oom = (f"{where} ran out of memory (limit "
-                            f"{_gib(self.limits['memory_bytes'])})")
+            self._note_limits(f"cell {expected[1]}", message)
         else:
             _, grade_id, number = expected
             outcome = message.get("outcome")
@@ -382,14 +377,16 @@ class _Collector:
             if number == 0:
                 self.cases[grade_id] = []
             self.cases[grade_id].append(outcome)
-            where = f"a check of {grade_id}"
-            if message["timeout"] and self.timeout is None:
-                self.timeout = f"{where} ran past {self.limits['cell_seconds']:g} s"
-            if message["oom"] and self.oom is None:
-                self.oom = (f"{where} ran out of memory (limit "
-                            f"{_gib(self.limits['memory_bytes'])})")
+            self._note_limits(f"a check of {grade_id}", message)
         self.position += 1
         return None
+
+    def _note_limits(self, where: str, message: dict[str, Any]) -> None:
+        """Remember the first step that ran out of time or memory, for the report."""
+        if message["timeout"] and self.timeout is None:
+            self.timeout = f"{where} ran past {self.limits['cell_seconds']:g} s"
+        if message["oom"] and self.oom is None:
+            self.oom = f"{where} ran out of memory (limit {_gib(self.limits['memory_bytes'])})"
 
     def report(self, verdict: tuple[str, str] | None, wait_status: int | None,
                usage: Any) -> dict[str, Any]:
@@ -658,8 +655,9 @@ class Zygote:
             _remove_sysv_ipc()
         else:
             self._kill_descendants()
+        keep = frozenset(_protected())
         for folder, mode in self.scratch.items():
-            _wipe(folder, mode)
+            _wipe(folder, mode, keep)
 
     def _kill_namespace(self) -> None:
         """Every process here but bwrap (pid 1) and us belongs to the submission: kill them all."""
@@ -748,8 +746,19 @@ def _unlock(top: str) -> None:
             pass
 
 
-def _wipe(folder: str, mode: int) -> None:
-    """Delete everything inside ``folder`` (not the folder), whatever modes the student set."""
+def _protected() -> set[str]:
+    """Read-only mounts that may sit inside the scratch folder (a repository, hence its venv,
+    under /tmp): the wipe must leave them and the folders leading to them in place."""
+    import lecture_utils
+
+    here = [sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(__file__)),
+            os.path.dirname(os.path.abspath(lecture_utils.__file__))]
+    return {os.path.abspath(p) for p in here} | {os.path.realpath(p) for p in here}
+
+
+def _wipe(folder: str, mode: int, keep: frozenset[str] = frozenset()) -> None:
+    """Delete everything inside ``folder`` (not the folder), whatever modes the student set,
+    except the paths in ``keep`` and the folders above them."""
     try:
         os.chmod(folder, mode)
     except OSError:
@@ -759,6 +768,11 @@ def _wipe(folder: str, mode: int) -> None:
     except OSError:
         return
     for entry in entries:
+        if entry.path in keep:
+            continue
+        if any(k.startswith(entry.path + os.sep) for k in keep):
+            _wipe(entry.path, 0o755, keep)
+            continue
         try:
             if entry.is_dir(follow_symlinks=False):
                 _unlock(entry.path)
