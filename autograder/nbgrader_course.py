@@ -12,6 +12,7 @@ and driven with stock ``nbgrader`` commands.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -57,8 +58,8 @@ class Course:
         target.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(notebook, Path):
             shutil.copy(notebook, target)
-        else:
-            nbformat.write(notebook, target)
+        else:  # as given, byte for byte: nbformat.write would repair what a student broke
+            target.write_text(json.dumps(notebook, indent=1), encoding="utf-8")
         return target
 
     def autograde(self, assignment: str, student: str | None = None) -> None:
