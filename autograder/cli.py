@@ -1,4 +1,4 @@
-"""Command line: ``python -m autograder {check,release} ...``."""
+"""Command line: ``python -m autograder {check,release,grade} ...``."""
 
 from __future__ import annotations
 

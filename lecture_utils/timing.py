@@ -167,6 +167,7 @@ def benchmark(
     min_blocks: int = 5,
     max_blocks: int = 100,
     block_time: float = 0.01,
+    num_threads: int | None = None,
 ) -> Timing:
     """Time ``fn()`` on ``device`` and return per-call statistics.
 
@@ -183,6 +184,9 @@ def benchmark(
         block_time: Calls per block double from 1 until one block lasts this long, so
             clock and synchronisation overhead (microseconds) is negligible even for
             ~10 µs calls.
+        num_threads: CPU threads torch may use while timing, restored afterwards; ``None``
+            leaves the setting alone. One thread gives steady figures on a busy machine
+            (``torch.utils.benchmark`` times with one thread by default).
 
     On CUDA a block is timed by CUDA events on the current stream (GPU time), so work that
     ``fn`` queues on other streams is waited for but not counted. On CPU and MPS it is
@@ -196,6 +200,21 @@ def benchmark(
     if not 1 <= min_blocks <= max_blocks:
         raise ValueError(f"need 1 <= min_blocks <= max_blocks, got {min_blocks}, {max_blocks}")
     torch_device = _resolve_device(device)
+    if num_threads is None:
+        return _measure(fn, torch_device, label, warmup, min_run_time, min_blocks, max_blocks,
+                        block_time)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(num_threads)
+    try:
+        return _measure(fn, torch_device, label, warmup, min_run_time, min_blocks, max_blocks,
+                        block_time)
+    finally:
+        torch.set_num_threads(previous)
+
+
+def _measure(fn: Callable[[], object], torch_device: torch.device, label: str, warmup: int,
+             min_run_time: float, min_blocks: int, max_blocks: int,
+             block_time: float) -> Timing:
     run = _block_timer(fn, torch_device)
 
     for _ in range(warmup):

@@ -283,3 +283,12 @@ def test_mps_device() -> None:
     timing = benchmark(lambda: x @ x, device="mps", min_run_time=0.05)
     assert timing.device == "mps"
     assert timing.median > 0
+
+
+def test_num_threads_applies_while_timing_and_is_restored():
+    before = torch.get_num_threads()
+    seen = set()
+    benchmark(lambda: seen.add(torch.get_num_threads()), device="cpu", num_threads=1,
+              min_run_time=0.01, min_blocks=1)
+    assert seen == {1}
+    assert torch.get_num_threads() == before
