@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import os
 import queue
-import sys
 import threading
 import time
 from collections import Counter
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.judge import judge_submission
+from autograder.nbgrader_course import nbgrader_env
 from autograder.plan import InvalidSubmission, plan_submission
 from autograder.record import (
     load_record,
@@ -178,8 +178,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
     database = course.db_url.removeprefix("sqlite:///")
     if course.db_url.startswith("sqlite:///") and not Path(database).exists():
         raise missing_entry  # opening it would create an empty one
-    # nbgrader's gradebook shells out to alembic, which lives beside this interpreter
-    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    os.environ["PATH"] = nbgrader_env()["PATH"]  # opening the gradebook may run alembic
     with Gradebook(course.db_url) as gradebook:
         try:
             gradebook.find_notebook(notebook_id, assignment)

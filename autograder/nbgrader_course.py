@@ -24,6 +24,14 @@ import nbformat
 from autograder.course import NBGRADER_CONFIG, instructor_notebook
 
 
+def nbgrader_env() -> dict[str, str]:
+    """This environment, with this interpreter's folder first on PATH: nbgrader shells out
+    to alembic, which is installed beside it (in the venv's bin/)."""
+    env = dict(os.environ)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    return env
+
+
 class NbgraderFailed(RuntimeError):
     """nbgrader itself failed (not a student's fault)."""
 
@@ -72,11 +80,8 @@ class Course:
         return self.root / "autograded" / student / assignment / f"{assignment}.ipynb"
 
     def nbgrader(self, *args: str) -> subprocess.CompletedProcess:
-        env = dict(os.environ)
-        # nbgrader shells out to alembic, which lives beside this interpreter.
-        env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-        run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=self.root, env=env,
-                             capture_output=True, text=True)
+        run = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=self.root,
+                             env=nbgrader_env(), capture_output=True, text=True)
         if run.returncode != 0:
             raise NbgraderFailed(
                 f"nbgrader {args[0]} failed (exit {run.returncode}):\n{run.stderr[-3000:]}"

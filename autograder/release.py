@@ -7,12 +7,12 @@ and test cells locked.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from autograder.course import RELEASE, REPO, assignments
+from autograder.nbgrader_course import nbgrader_env
 
 
 def release(
@@ -23,15 +23,14 @@ def release(
     With ``use_db`` the assignments are also recorded in the course gradebook, which
     ``nbgrader autograde`` needs later; tests pass ``use_db=False`` to leave no database behind.
     """
-    env = dict(os.environ)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     written = []
     for name in names or assignments():
         command = [sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force",
                    f"--CourseDirectory.release_directory={release_dir.resolve()}"]
         if not use_db:
             command.append("--no-db")
-        run = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True)
+        run = subprocess.run(command, cwd=REPO, env=nbgrader_env(), capture_output=True,
+                             text=True)
         if run.returncode != 0:
             raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{run.stderr}")
         written.append(release_dir / name / f"{name}.ipynb")

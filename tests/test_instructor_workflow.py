@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from autograder.course import REPO
+from autograder.nbgrader_course import nbgrader_env
 
 pytestmark = pytest.mark.slow
 A = "00_napkin_math"
@@ -30,8 +31,8 @@ STUDENT = pwd.getpwuid(os.getuid()).pw_name
 
 
 def _run(args: list[str], cwd: Path) -> str:
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    run = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(args, cwd=cwd, env=nbgrader_env(), capture_output=True, text=True,
+                         timeout=600)
     assert run.returncode == 0, f"{' '.join(args)} failed:\n{run.stdout}\n{run.stderr}"
     return run.stdout + run.stderr
 
