@@ -1,4 +1,5 @@
-"""A throw-away nbgrader course directory, for grading outside the instructor's own one.
+"""A throw-away nbgrader course directory driven by stock nbgrader commands (for tests,
+benchmarks and comparisons with stock ``nbgrader autograde``).
 
 Laid out the way nbgrader expects::
 
@@ -22,6 +23,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import NBGRADER_CONFIG, instructor_notebook
+from autograder.results import FAILED, MISSING, PASSED, NotebookResult, TestResult
 
 
 def nbgrader_env() -> dict[str, str]:
@@ -87,3 +89,49 @@ class Course:
                 f"nbgrader {args[0]} failed (exit {run.returncode}):\n{run.stderr[-3000:]}"
             )
         return run
+
+
+def failure_message(cell: nbformat.NotebookNode) -> str:
+    """What a failed test cell reported: its error, else its stderr, else nothing."""
+    for output in cell.get("outputs", []):
+        if output.output_type == "error":
+            return f"{output.ename}: {output.evalue}".strip()
+    for output in cell.get("outputs", []):
+        if output.output_type == "stream" and output.name == "stderr":
+            return "wrote to stderr: " + output.text.strip()
+    return ""
+
+
+def stock_results(course: Course, student: str, assignment: str, notebook: str) -> NotebookResult:
+    """What a stock ``nbgrader autograde`` gave one submission: scores from the gradebook,
+    messages from the autograded notebook's error outputs."""
+    from nbgrader.api import Gradebook
+
+    cells: dict[str, nbformat.NotebookNode] = {}
+    autograded = course.autograded(student, assignment)
+    if autograded.exists():
+        for cell in nbformat.read(autograded, as_version=4).cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id:
+                cells[grade_id] = cell
+    result = NotebookResult(notebook=notebook, assignment=assignment)
+    with Gradebook(course.db_url) as gradebook:
+        submission = gradebook.find_submission_notebook(assignment, assignment, student)
+        for grade in submission.grades:
+            if grade.cell.cell_type != "code":
+                continue
+            cell = cells.get(grade.name)
+            if grade.score is None or cell is None:
+                test = TestResult(grade.name, 0.0, grade.max_score, MISSING,
+                                  "this test cell is missing from the notebook; copy it back "
+                                  "from the student version in notebooks/")
+            elif grade.score >= grade.max_score:
+                test = TestResult(grade.name, grade.score, grade.max_score, PASSED,
+                                  "all checks passed")
+            else:
+                test = TestResult(grade.name, grade.score, grade.max_score, FAILED,
+                                  failure_message(cell) or "failed")
+            result.tests.append(test)
+    order = {grade_id: i for i, grade_id in enumerate(cells)}
+    result.tests.sort(key=lambda t: (order.get(t.grade_id, len(order)), t.grade_id))
+    return result

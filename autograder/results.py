@@ -68,6 +68,8 @@ class NotebookResult:
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        if self.status != "graded" or self.message:
+            lines.append(f"status: {self.status}" + (f" ({self.message})" if self.message else ""))
         lines.append(f"score: {_num(self.score)}/{_num(self.max_score)}")
         return "\n".join(line.rstrip() for line in lines)
 

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.course import REPO, instructor_notebook
+from autograder.course import REPO, perfect_submission
 
 NB = "00_napkin_math"
 
@@ -22,7 +22,7 @@ def _check(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_grades_a_filled_in_copy_with_hidden_tests_and_writes_json(tmp_path):
-    notebook = nbformat.read(instructor_notebook(NB), as_version=4)
+    notebook = perfect_submission(NB)
     for cell in notebook.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "training_flops":
             cell.source = WRONG_ANSWERS[NB]["training_flops"][0]

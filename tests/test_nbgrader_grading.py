@@ -16,9 +16,8 @@ import nbformat
 import pytest
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.check import collect
 from autograder.course import RELEASE, assignments, instructor_notebook
-from autograder.nbgrader_course import Course
+from autograder.nbgrader_course import Course, stock_results
 from autograder.results import PASSED
 
 pytestmark = pytest.mark.slow
@@ -50,7 +49,8 @@ def graded(request, tmp_path_factory):
             course.submit(student, assignment, _with_answer(solution, grade_id, source))
             wrong[student] = grade_id
     course.autograde(assignment)
-    results = {s: collect(course, s, assignment, s) for s in ["solution", "untouched", *wrong]}
+    results = {s: stock_results(course, s, assignment, s)
+               for s in ["solution", "untouched", *wrong]}
     return assignment, results, wrong, solution
 
 
