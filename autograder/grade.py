@@ -35,12 +35,11 @@ from autograder.record import (
     write_csv,
     write_record,
 )
-from autograder.results import NotebookResult, TestResult
+from autograder.results import INVALID, NotebookResult, TestResult
 from autograder.sandbox import Limits, SandboxUnavailable, Worker
 from autograder.spec import AssignmentSpec, load_spec
 
 GRADER_VERSION = "1"
-INVALID = "invalid notebook"
 
 
 class GradeError(ValueError):
@@ -56,8 +55,9 @@ class Submission:
 
 
 @dataclass
-class Course:
-    """The parts of an nbgrader course directory the grader needs, from its config."""
+class CourseDirs:
+    """The folders of an nbgrader course directory the grader needs, from its config
+    (not ``nbgrader_course.Course``, the throw-away course the tests build)."""
 
     root: Path
     source: Path
@@ -66,7 +66,7 @@ class Course:
     db_url: str
 
     @classmethod
-    def load(cls, root: Path) -> Course:
+    def load(cls, root: Path) -> CourseDirs:
         from nbgrader.coursedir import CourseDirectory
         from traitlets.config import Config
         from traitlets.config.loader import PyFileConfigLoader
@@ -97,7 +97,7 @@ class Summary:
         return Counter(r.status for r in self.graded)
 
 
-def instructor_notebook(course: Course, assignment: str) -> Path:
+def source_notebook(course: CourseDirs, assignment: str) -> Path:
     notebooks = sorted((course.source / assignment).glob("*.ipynb"))
     if len(notebooks) != 1:
         raise GradeError(
@@ -106,7 +106,7 @@ def instructor_notebook(course: Course, assignment: str) -> Path:
     return notebooks[0]
 
 
-def find_submissions(course: Course, assignment: str, notebook_id: str) -> list[Submission]:
+def find_submissions(course: CourseDirs, assignment: str, notebook_id: str) -> list[Submission]:
     found = []
     for folder in sorted(course.submitted.glob(f"*/{assignment}")):
         if not folder.is_dir():
@@ -167,11 +167,10 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
     from nbgrader.api import Gradebook, MissingEntry
 
     limits = limits or Limits()
-    course = Course.load(course_root)
-    source_nb = instructor_notebook(course, assignment)
+    course = CourseDirs.load(course_root)
+    source_nb = source_notebook(course, assignment)
     notebook_id = source_nb.stem
     spec = load_spec(source_nb)
-    instructor_meta = _test_cell_metadata(source_nb)
     missing_entry = GradeError(
         f"{assignment} is not in the gradebook ({course.db_url}); run "
         f"`nbgrader generate_assignment {assignment}` in {course.root} first")
@@ -201,8 +200,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
             save_grades(gradebook, result, notebook_id, _timestamp(submission))
             if submission.path is not None:
                 folder = course.autograded / submission.student / assignment
-                write_autograded(folder / f"{notebook_id}.ipynb", submission.path, result, spec,
-                                 instructor_meta)
+                write_autograded(folder / f"{notebook_id}.ipynb", submission.path, result, spec)
             write_record(record_path(course.root, assignment, submission.student), result, key)
             summary.graded.append(result)
         summary.seconds = time.perf_counter() - started
@@ -278,14 +276,3 @@ def _timestamp(submission: Submission) -> str | None:
     stamp = submission.folder / "timestamp.txt"
     return stamp.read_text().strip() if stamp.exists() else None
 
-
-def _test_cell_metadata(notebook_path: Path) -> dict[str, dict]:
-    import nbformat
-
-    notebook = nbformat.read(notebook_path, as_version=4)
-    meta = {}
-    for cell in notebook.cells:
-        nbgrader = cell.metadata.get("nbgrader", {})
-        if nbgrader.get("grade") and not nbgrader.get("solution"):
-            meta[nbgrader["grade_id"]] = dict(nbgrader)
-    return meta

@@ -10,11 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.plan import Plan
-from autograder.results import FAILED, PASSED, TestResult
+from autograder.results import FAILED, PASSED, TAMPERED, TestResult
 from autograder.spec import AssignmentSpec
 from lecture_utils.checks import Outcome, failure_report, judge
 
-TAMPERED = "tampered"
 OK = "ok"
 
 

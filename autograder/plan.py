@@ -31,7 +31,6 @@ class Plan:
     fast_steps: list[dict[str, Any]] = field(default_factory=list)
     full_steps: list[dict[str, Any]] = field(default_factory=list)
     tampered: dict[str, str] = field(default_factory=dict)  # grade_id → what was done
-    cells: list[dict[str, Any]] = field(default_factory=list)  # the submission's raw cells
 
 
 def read_cells(path: Path) -> list[dict[str, Any]]:
@@ -61,7 +60,7 @@ def _grade_id(cell: dict[str, Any]) -> str | None:
 
 def plan_submission(path: Path, spec: AssignmentSpec) -> Plan:
     cells = read_cells(path)
-    plan = Plan(cells=cells)
+    plan = Plan()
     ours = set(spec.checks) | spec.solution_ids
     grade_ids = [g for g in map(_grade_id, cells) if g]
     if not ours & set(grade_ids):

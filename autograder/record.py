@@ -26,7 +26,7 @@ from typing import Any
 
 import nbformat
 
-from autograder.results import PASSED, NotebookResult
+from autograder.results import INVALID, PASSED, TAMPERED, NotebookResult
 from autograder.spec import AssignmentSpec
 
 
@@ -68,7 +68,7 @@ def save_grades(gradebook: Any, result: NotebookResult, notebook_id: str,
         grade = gradebook.find_grade(test.grade_id, notebook_id, result.assignment,
                                      result.student)
         grade.auto_score = test.points
-        grade.needs_manual_grade = test.status == "tampered" or grade.manual_score is not None
+        grade.needs_manual_grade = test.status == TAMPERED or grade.manual_score is not None
     gradebook.db.commit()
 
 
@@ -80,13 +80,13 @@ def _verdict_outputs(status: str, message: str) -> list[Any]:
 
 
 def write_autograded(target: Path, submitted: Path, result: NotebookResult,
-                     spec: AssignmentSpec, instructor_meta: dict[str, dict]) -> None:
+                     spec: AssignmentSpec) -> None:
     """The notebook ``generate_feedback`` turns into the student's feedback page."""
     try:
         notebook = nbformat.reads(submitted.read_text(encoding="utf-8"), as_version=4)
     except Exception:  # unreadable: the feedback page then just says why
         notebook = nbformat.v4.new_notebook()
-    if result.status == "invalid notebook":
+    if result.status == INVALID:
         notebook.cells = [nbformat.v4.new_markdown_cell(
             f"**This submission could not be graded:** {result.message}. It scores 0.")]
     verdicts = {t.grade_id: t for t in result.tests}
@@ -101,7 +101,7 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
             cell.outputs, cell.execution_count = [], None
             if grade_id in spec.checks:
                 cell.source = spec.checks[grade_id].student_source
-                cell.metadata["nbgrader"] = copy.deepcopy(instructor_meta[grade_id])
+                cell.metadata["nbgrader"] = copy.deepcopy(spec.checks[grade_id].metadata)
                 test = verdicts[grade_id]
                 cell.outputs = _verdict_outputs(test.status, test.message)
         cells.append(cell)

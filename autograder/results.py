@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 PASSED, FAILED, MISSING = "passed", "failed", "missing"
+TAMPERED, INVALID = "tampered", "invalid notebook"  # also submission-level statuses
 
 
 @dataclass
@@ -47,12 +48,6 @@ class NotebookResult:
             "max_score": self.max_score,
             "tests": [asdict(t) for t in self.tests],
         }
-
-    @classmethod
-    def from_json(cls, data: dict) -> NotebookResult:
-        return cls(notebook=data["notebook"], assignment=data["assignment"],
-                   tests=[TestResult(**t) for t in data["tests"]], student=data.get("student", ""),
-                   status=data.get("status", "graded"), message=data.get("message", ""))
 
     def write_json(self, path: Path) -> None:
         path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")

@@ -36,6 +36,7 @@ class GradedCheck:
     cases: tuple[Case, ...]
     hidden: tuple[bool, ...]  # per case: was it between the hidden-tests markers?
     student_source: str  # the test cell as released to students (hidden tests removed)
+    metadata: dict  # the instructor's nbgrader metadata of the cell (points, grade_id, ...)
 
 
 @dataclass
@@ -132,7 +133,7 @@ def load_spec(instructor_notebook: Path) -> AssignmentSpec:
             cases, hidden = parse_cases(cell.source, where)
             spec.checks[grade_id] = GradedCheck(
                 grade_id=grade_id, points=float(meta.get("points", 0)), cases=cases,
-                hidden=hidden, student_source=strip_hidden(cell.source))
+                hidden=hidden, student_source=strip_hidden(cell.source), metadata=dict(meta))
         elif meta.get("solution"):
             spec.solution_ids.add(grade_id)
         elif cell.get("id"):

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import torch
 
+from lecture_utils.device import synchronize
+
 __all__ = ["Timing", "benchmark", "compare", "format_seconds"]
 
 # Doubling stops here even if a block is still shorter than ``block_time`` (a no-op
@@ -118,13 +120,6 @@ def _resolve_device(device: torch.device | str | None) -> torch.device:
     return resolved
 
 
-def _synchronize(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    elif device.type == "mps":
-        torch.mps.synchronize()
-
-
 def _block_timer(fn: Callable[[], object], device: torch.device) -> Callable[[int], float]:
     """Return ``run(n)``: call ``fn`` n times and return the block's elapsed seconds."""
     if device.type == "cuda":
@@ -151,7 +146,7 @@ def _block_timer(fn: Callable[[], object], device: torch.device) -> Callable[[in
         start = time.perf_counter()
         for _ in range(calls):
             fn()
-        _synchronize(device)
+        synchronize(device)
         return time.perf_counter() - start
 
     return run_host
@@ -200,11 +195,9 @@ def benchmark(
     if not 1 <= min_blocks <= max_blocks:
         raise ValueError(f"need 1 <= min_blocks <= max_blocks, got {min_blocks}, {max_blocks}")
     torch_device = _resolve_device(device)
-    if num_threads is None:
-        return _measure(fn, torch_device, label, warmup, min_run_time, min_blocks, max_blocks,
-                        block_time)
     previous = torch.get_num_threads()
-    torch.set_num_threads(num_threads)
+    if num_threads is not None:
+        torch.set_num_threads(num_threads)
     try:
         return _measure(fn, torch_device, label, warmup, min_run_time, min_blocks, max_blocks,
                         block_time)
@@ -219,7 +212,7 @@ def _measure(fn: Callable[[], object], torch_device: torch.device, label: str, w
 
     for _ in range(warmup):
         fn()
-    _synchronize(torch_device)
+    synchronize(torch_device)
 
     # Calibrate the block size; these blocks double as extra warm-up and are not kept.
     calls = 1
