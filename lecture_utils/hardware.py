@@ -24,6 +24,13 @@ class GPUSpec:
     memory_bytes: float
     memory_bandwidth: float  # bytes/s
     peak: dict[str, float] = field(default_factory=dict)  # FLOP/s by precision key
+    host_link: str = ""  # the bus to host memory, e.g. "PCIe 5.0 ×16"
+    host_link_bandwidth: float = 0.0  # bytes/s per direction, nominal
+
+
+# Nominal per-direction rates of a ×16 slot: ~2 GB/s per lane in PCIe 4.0, ~4 GB/s in 5.0.
+PCIE4_X16 = {"host_link": "PCIe 4.0 ×16", "host_link_bandwidth": 32e9}
+PCIE5_X16 = {"host_link": "PCIe 5.0 ×16", "host_link_bandwidth": 64e9}
 
 
 _HOPPER_SXM = {"fp32": 67 * T, "tf32": 494.7 * T, "bf16": 989.5 * T, "fp16": 989.5 * T,
@@ -32,23 +39,23 @@ _A100 = {"fp32": 19.5 * T, "tf32": 156 * T, "bf16": 312 * T, "fp16": 312 * T}
 
 # More specific patterns come first: "H200 NVL" must not match plain "H200".
 GPUS: tuple[GPUSpec, ...] = (
-    GPUSpec("A100 SXM", r"A100.*SXM", 80e9, 2.039e12, _A100),
-    GPUSpec("A100 PCIe", r"A100.*PCIE", 80e9, 1.935e12, _A100),
+    GPUSpec("A100 SXM", r"A100.*SXM", 80e9, 2.039e12, _A100, **PCIE4_X16),
+    GPUSpec("A100 PCIe", r"A100.*PCIE", 80e9, 1.935e12, _A100, **PCIE4_X16),
     GPUSpec("H100 PCIe", r"H100.*PCIE", 80e9, 2.0e12,
             {"fp32": 51 * T, "tf32": 378 * T, "bf16": 756 * T, "fp16": 756 * T,
-             "fp8": 1513 * T}),
-    GPUSpec("H100 SXM", r"H100", 80e9, 3.35e12, _HOPPER_SXM),
+             "fp8": 1513 * T}, **PCIE5_X16),
+    GPUSpec("H100 SXM", r"H100", 80e9, 3.35e12, _HOPPER_SXM, **PCIE5_X16),
     GPUSpec("H200 NVL", r"H200.*NVL", 141e9, 4.8e12,
             {"fp32": 60 * T, "tf32": 417.5 * T, "bf16": 835.5 * T, "fp16": 835.5 * T,
-             "fp8": 1670.5 * T}),
-    GPUSpec("H200", r"H200", 141e9, 4.8e12, _HOPPER_SXM),
+             "fp8": 1670.5 * T}, **PCIE5_X16),
+    GPUSpec("H200", r"H200", 141e9, 4.8e12, _HOPPER_SXM, **PCIE5_X16),
     GPUSpec("L4", r"\bL4\b", 24e9, 300e9,
             {"fp32": 30.3 * T, "tf32": 60 * T, "bf16": 121 * T, "fp16": 121 * T,
-             "fp8": 242.5 * T}),
+             "fp8": 242.5 * T}, **PCIE4_X16),
     # GeForce cards run bf16/fp16 with fp32 accumulation (what torch uses) at half rate.
     GPUSpec("RTX 4090", r"RTX 4090", 24e9, 1.008e12,
             {"fp32": 82.6 * T, "tf32": 82.6 * T, "bf16": 165.2 * T, "fp16": 165.2 * T,
-             "fp8": 330.3 * T}),
+             "fp8": 330.3 * T}, **PCIE4_X16),
 )
 
 _DTYPE_KEYS = {

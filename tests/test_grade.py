@@ -168,10 +168,17 @@ RAW_EXPECTED = {
 }
 
 
+# The cell limit is far above what any honest cell needs even on a loaded 2-core CI machine:
+# at 3 s, the memory bomb (touching 2 GiB, ~0.8 s when idle) once ran out of time before it
+# ran out of memory on CI, and scored "timeout" instead of "out of memory".
+CELL_TIMEOUT = 10
+
+
 def _grade(course: Path, *extra: str, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "autograder", "grade", A, f"--course={course}", "--jobs=2",
-         "--cell-timeout=3", "--timeout=40", "--memory-gb=2", "--no-progress", *extra],
+         f"--cell-timeout={CELL_TIMEOUT}", "--timeout=60", "--memory-gb=2", "--no-progress",
+         *extra],
         capture_output=True, text=True, timeout=900, env=env or os.environ.copy())
 
 

@@ -33,6 +33,16 @@ def test_every_entry_has_the_main_precisions_and_sane_ordering():
         assert spec.peak["bf16"] >= spec.peak["tf32"] >= spec.peak["fp32"] > 0, spec.name
 
 
+def test_every_entry_names_a_host_link_far_narrower_than_its_own_memory():
+    # The lesson of notebook 01's copy section: cross the host link once, then stay on the GPU.
+    for spec in hardware.GPUS:
+        assert spec.host_link.startswith("PCIe"), spec.name
+        assert 16e9 <= spec.host_link_bandwidth <= 128e9, spec.name
+        assert spec.memory_bandwidth > 5 * spec.host_link_bandwidth, spec.name
+    assert hardware.find_gpu("NVIDIA H100 80GB HBM3").host_link_bandwidth == 64e9
+    assert hardware.find_gpu("NVIDIA A100-SXM4-80GB").host_link_bandwidth == 32e9
+
+
 @pytest.mark.parametrize("name", ["cpu", "NVIDIA GeForce GTX 1080", "AMD Instinct MI300X", ""])
 def test_unknown_devices_have_no_peak_and_undefined_mfu(name):
     peak = hardware.peak_flops(name, torch.bfloat16)
