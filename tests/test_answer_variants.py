@@ -1,0 +1,96 @@
+"""Every way of being right scores full marks; every plausible way of being wrong loses
+exactly its exercise, when graded by `python -m autograder grade` (the instructor's command).
+
+`test_nbgrader_grading.py` proves the wrong answers against stock nbgrader; here the same
+wrong answers and the differently-written correct ones of `right_answers.py` go through this
+project's grader, one batch per assignment. Both graders judge with `lecture_utils.checks`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+
+import pytest
+from right_answers import RIGHT_ANSWERS
+from wrong_answers import WRONG_ANSWERS
+
+from autograder.course import assignments, perfect_submission
+from autograder.nbgrader_course import Course
+from autograder.sandbox import sandbox_available
+
+pytestmark = pytest.mark.slow
+
+
+def _with_answer(notebook, grade_id: str, source: str):
+    notebook = copy.deepcopy(notebook)
+    cell = next(c for c in notebook.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    cell.source = source
+    return notebook
+
+
+@pytest.fixture(scope="module", params=assignments())
+def graded(request, tmp_path_factory):
+    assignment = request.param
+    course = Course(tmp_path_factory.mktemp(f"variants-{assignment}"))
+    course.add_assignment(assignment)
+    perfect = perfect_submission(assignment)
+    course.submit("perfect", assignment, perfect)
+    answers = {}  # student → (grade_id, right?)
+    for kind, table in (("right", RIGHT_ANSWERS), ("wrong", WRONG_ANSWERS)):
+        for grade_id, sources in table.get(assignment, {}).items():
+            for i, source in enumerate(sources):
+                student = f"{kind}-{grade_id}-{i}"
+                course.submit(student, assignment, _with_answer(perfect, grade_id, source))
+                answers[student] = (grade_id, kind == "right")
+    sandboxed, _ = sandbox_available()
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", assignment, f"--course={course.root}",
+         "--jobs=2", "--no-progress", *([] if sandboxed else ["--unsandboxed"])],
+        capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    records = {p.stem: json.loads(p.read_text())
+               for p in (course.root / "grades" / assignment).glob("*.json")}
+    solution_ids = {c.metadata["nbgrader"]["grade_id"] for c in perfect.cells
+                    if c.metadata.get("nbgrader", {}).get("solution")}
+    return records, answers, solution_ids
+
+
+def _points(record) -> dict[str, float]:
+    return {t["grade_id"]: t["points"] for t in record["tests"]}
+
+
+def _summary(student, record) -> str:
+    return f"{student}: {record['status']}\n" + "\n".join(
+        f"  {t['grade_id']} {t['points']}/{t['max_points']}: {t['message'][:400]}"
+        for t in record["tests"])
+
+
+def test_every_exercise_has_right_and_wrong_variants(graded):
+    _, answers, solution_ids = graded
+    assert {g for g, right in answers.values() if right} == solution_ids
+    assert {g for g, right in answers.values() if not right} == solution_ids
+
+
+def test_correct_answers_written_differently_score_full_marks(graded):
+    records, answers, _ = graded
+    full = records["perfect"]
+    assert full["score"] == full["max_score"] > 0, _summary("perfect", full)
+    for student, (_, right) in answers.items():
+        if right:
+            record = records[student]
+            assert record["status"] == "graded", _summary(student, record)
+            assert record["score"] == full["max_score"], _summary(student, record)
+
+
+def test_wrong_answers_lose_exactly_their_exercise(graded):
+    records, answers, _ = graded
+    full = {t["grade_id"]: t["max_points"] for t in records["perfect"]["tests"]}
+    for student, (grade_id, right) in answers.items():
+        if not right:
+            record = records[student]
+            expected = dict(full, **{f"test_{grade_id}": 0})
+            assert _points(record) == expected, _summary(student, record)
