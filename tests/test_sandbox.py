@@ -267,7 +267,7 @@ def test_huge_results_are_refused(worker):
     assert report["status"] == "ok", report
     too_large = {"error": "returned a value too large to grade"}
     assert report["cases"]["big"] == [too_large] * 4 + [{"value": list(range(10))}]
-    assert report["seconds"] < 3
+    assert report["seconds"] < CELL  # refusing is cheap: no cell limit was needed
     many = worker.run([{"cases": "many", "calls": ["'a' * 60000"] * 30}])
     assert many["status"] == "crashed"
     assert many["message"] == f"sent more than {LIMITS.output_bytes} bytes of results"
@@ -375,7 +375,7 @@ def test_no_network(worker):
     cell = ("import socket, time\nnet = {}\n"
             "start = time.monotonic()\n"
             "try:\n"
-            f"    socket.create_connection(('127.0.0.1', {port}), timeout=1).close()\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=5).close()\n"
             "    net['host'] = 'connected'\n"
             "except OSError as error:\n"
             "    net['host'] = type(error).__name__\n"
@@ -388,7 +388,7 @@ def test_no_network(worker):
     net = values(report, "net")[0]
     assert report["status"] == "ok", report
     assert net["host"] != "connected"
-    assert net["seconds"] < 0.5  # fails at once: there is no network to wait for
+    assert net["seconds"] < 2  # fails at once, not after the 5 s timeout: nothing to wait for
     assert net["interfaces"] == ["lo"]
     assert_normal(worker)
 
