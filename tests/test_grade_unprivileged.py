@@ -1,0 +1,169 @@
+"""`python -m autograder grade` started by an ordinary user, as on a university server.
+
+An ordinary user's grader runs one unprivileged bubblewrap per worker (as root it runs two and
+drops to a per-slot uid; `test_grade.py` covers that). This test, run as root, switches to
+`nobody` to exercise the ordinary path for real: a fork bomb must stay contained by
+RLIMIT_NPROC in the user namespace, a loop and a memory bomb must cost only their exercise,
+and the gradebook and another student's work must stay out of reach.
+
+Where the Python installation lies under a directory other users cannot enter (here,
+`/root/.pyenv`), a private mount namespace makes just that installation visible to `nobody`;
+nothing is changed for the rest of the machine.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.course import REPO, perfect_submission
+from autograder.nbgrader_course import Course
+from autograder.sandbox import sandbox_available
+
+A = "01_tensors_and_memory"
+NOBODY = 65534
+CORRECT = "def tensor_bytes(x):\n    return x.numel() * x.element_size()\n"
+AVAILABLE, WHY = sandbox_available()
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="switches users, so it needs root; as an "
+                       "ordinary user, test_grade.py already runs this unprivileged path"),
+    pytest.mark.skipif(not (shutil.which("unshare") and shutil.which("setpriv")),
+                       reason="needs util-linux's unshare and setpriv"),
+    pytest.mark.skipif(not AVAILABLE, reason=f"no sandbox here: {WHY}"),
+]
+
+
+def _with_tensor_bytes(source: str) -> nbformat.NotebookNode:
+    notebook = perfect_submission(A)
+    cell = next(c for c in notebook.cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "tensor_bytes")
+    cell.source = source
+    return copy.deepcopy(notebook)
+
+
+def _unreadable_for_others(path: Path) -> Path | None:
+    """The outermost ancestor of ``path`` that other users cannot enter, if any."""
+    for parent in [*reversed(path.parents), path]:
+        if not parent.stat().st_mode & stat.S_IXOTH:
+            return parent
+    return None
+
+
+def _expose_script(paths: list[Path], hold: Path) -> str:
+    """Shell lines that, in a private mount namespace, let everyone reach ``paths``: each
+    closed ancestor is replaced by an open tmpfs holding only binds of the needed subtrees."""
+    lines = []
+    closed: dict[Path, list[Path]] = {}
+    for path in paths:
+        blocker = _unreadable_for_others(path)
+        if blocker is not None:
+            closed.setdefault(blocker, []).append(path)
+    for i, (blocker, inside) in enumerate(closed.items()):
+        keep = hold / str(i)
+        lines += [f"mkdir -p {keep}", f"mount --bind {blocker} {keep}",
+                  f"mount -t tmpfs -o mode=755 tmpfs {blocker}"]
+        for path in inside:
+            relative = path.relative_to(blocker)
+            first = relative.parts[0]
+            lines += [f"mkdir -p {blocker / first}",
+                      f"mount --bind {keep / first} {blocker / first}"]
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def graded():
+    if _unreadable_for_others(REPO) is not None:
+        pytest.skip(f"{REPO} is not readable by other users; clone it somewhere they can read")
+    work = Path(tempfile.mkdtemp(prefix="unprivileged-grade-", dir="/tmp"))
+    try:
+        course = Course(work / "course")
+        course.add_assignment(A)
+        submissions = {
+            "honest": (perfect_submission(A), 5, "graded"),
+            "fork-bomb": (_with_tensor_bytes("import os\nwhile True:\n    os.fork()\n"
+                                             + CORRECT), 0, "crashed"),
+            "loop": (_with_tensor_bytes("while True:\n    pass\n"), 4, "timeout"),
+            # the hoard is a local, freed with the failed frame (a global one would keep
+            # starving later cells, which is then the submission's own doing)
+            "memory-bomb": (_with_tensor_bytes(
+                "def bomb():\n    hoard = []\n    while True:\n"
+                "        hoard.append(bytearray(2**28))\nbomb()\n"), 4, "out of memory"),
+            "peek-gradebook": (_with_tensor_bytes(
+                "def tensor_bytes(x):\n    try:\n"
+                f"        open({str(course.root / 'gradebook.db')!r}, 'rb').read(1)\n"
+                "        return -1\n    except OSError:\n"
+                "        return x.numel() * x.element_size()\n"), 5, "graded"),
+            "peek-student": (_with_tensor_bytes(
+                "def tensor_bytes(x):\n    try:\n"
+                f"        open({str(course.root / 'submitted' / 'honest' / A / (A + '.ipynb'))!r}"
+                ").read(1)\n        return -1\n    except OSError:\n"
+                "        return x.numel() * x.element_size()\n"), 5, "graded"),
+        }
+        for student, (notebook, _, _) in submissions.items():
+            course.submit(student, A, notebook)
+        home = work / "home"
+        home.mkdir()
+        subprocess.run(["chown", "-R", f"{NOBODY}:{NOBODY}", str(course.root), str(home)],
+                       check=True)
+        work.chmod(0o755)
+
+        python = Path(sys.executable)
+        needed = [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), REPO]
+        grade = [str(python), "-m", "autograder", "grade", A, f"--course={course.root}",
+                 "--jobs=2", "--cell-timeout=10", "--memory-gb=2", "--no-progress"]
+        script = "\n".join([
+            "set -e",
+            _expose_script(needed, work / "hold"),
+            f"cd {shlex.quote(str(REPO))}",
+            f"exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- "
+            f"env -i PATH=/usr/bin:/bin HOME={home} " + shlex.join(grade),
+        ])
+        run = subprocess.run(["unshare", "--mount", "--propagation", "private",
+                              "bash", "-c", script],
+                             capture_output=True, text=True, timeout=600)
+        records = {p.stem: json.loads(p.read_text())
+                   for p in (course.root / "grades" / A).glob("*.json")}
+        # Zombies do not count: an exited sandbox process whose parent (bubblewrap) is gone
+        # waits for the machine's init to reap it, holding nothing but a process-table entry.
+        left = subprocess.run(["ps", "-u", str(NOBODY), "-o", "pid=,stat=,args="],
+                              capture_output=True, text=True)
+        alive = [line for line in left.stdout.splitlines() if line.split()[1][0] != "Z"]
+        yield run, records, submissions, alive
+    finally:
+        subprocess.run(["pkill", "-KILL", "-u", str(NOBODY)], check=False)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def test_an_ordinary_user_grades_the_batch(graded):
+    run, records, submissions, _ = graded
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+    assert set(records) == set(submissions)
+
+
+@pytest.mark.parametrize("student", ["honest", "fork-bomb", "loop", "memory-bomb",
+                                     "peek-gradebook", "peek-student"])
+def test_each_submission_scores_what_it_deserves(graded, student):
+    _, records, submissions, _ = graded
+    _, score, status = submissions[student]
+    record = records[student]
+    summary = f"{student}: {record['status']} {record['message']}\n" + "\n".join(
+        f"  {t['grade_id']} {t['points']}/{t['max_points']}: {t['message'][:300]}"
+        for t in record["tests"])
+    assert (record["score"], record["status"]) == (score, status), summary
+
+
+def test_nothing_of_the_submissions_outlives_the_run(graded):
+    _, _, _, leftovers = graded
+    assert leftovers == []
