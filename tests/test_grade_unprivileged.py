@@ -6,9 +6,9 @@ drops to a per-slot uid; `test_grade.py` covers that). This test, run as root, s
 RLIMIT_NPROC in the user namespace, a loop and a memory bomb must cost only their exercise,
 and the gradebook and another student's work must stay out of reach.
 
-Where the Python installation lies under a directory other users cannot enter (here,
-`/root/.pyenv`), a private mount namespace makes just that installation visible to `nobody`;
-nothing is changed for the rest of the machine.
+Where the Python installation or the checkout lies under a directory other users cannot enter
+(say `/root/.pyenv`), a private mount namespace makes just those paths reachable for `nobody`;
+nothing changes for the rest of the machine.
 """
 
 from __future__ import annotations
@@ -64,28 +64,26 @@ def _unreadable_for_others(path: Path) -> Path | None:
 def _expose_script(paths: list[Path], hold: Path) -> str:
     """Shell lines that, in a private mount namespace, let everyone reach ``paths``: each
     closed ancestor is replaced by an open tmpfs holding only binds of the needed subtrees."""
-    lines = []
-    closed: dict[Path, list[Path]] = {}
+    closed: dict[Path, set[str]] = {}
     for path in paths:
         blocker = _unreadable_for_others(path)
+        if blocker == path:
+            pytest.skip(f"{path} itself is closed to other users")
         if blocker is not None:
-            closed.setdefault(blocker, []).append(path)
-    for i, (blocker, inside) in enumerate(closed.items()):
+            closed.setdefault(blocker, set()).add(path.relative_to(blocker).parts[0])
+    lines = []
+    for i, (blocker, entries) in enumerate(closed.items()):
         keep = hold / str(i)
         lines += [f"mkdir -p {keep}", f"mount --bind {blocker} {keep}",
                   f"mount -t tmpfs -o mode=755 tmpfs {blocker}"]
-        for path in inside:
-            relative = path.relative_to(blocker)
-            first = relative.parts[0]
-            lines += [f"mkdir -p {blocker / first}",
-                      f"mount --bind {keep / first} {blocker / first}"]
+        for entry in sorted(entries):
+            lines += [f"mkdir -p {blocker / entry}",
+                      f"mount --bind {keep / entry} {blocker / entry}"]
     return "\n".join(lines)
 
 
 @pytest.fixture(scope="module")
 def graded():
-    if _unreadable_for_others(REPO) is not None:
-        pytest.skip(f"{REPO} is not readable by other users; clone it somewhere they can read")
     work = Path(tempfile.mkdtemp(prefix="unprivileged-grade-", dir="/tmp"))
     try:
         course = Course(work / "course")
