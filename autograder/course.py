@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -102,3 +103,15 @@ def perfect_submission(assignment: str) -> nbformat.NotebookNode:
         if cell.metadata.get("nbgrader", {}).get("solution"):
             cell.source = solutions[grade_id]
     return notebook
+
+
+def with_answer(notebook: nbformat.NotebookNode, grade_id: str,
+                source: str) -> nbformat.NotebookNode:
+    """A copy of ``notebook`` whose cell ``grade_id`` holds ``source``: a submission with one
+    answer (or one test cell) changed, for tests and benchmarks."""
+    changed = copy.deepcopy(notebook)
+    for cell in changed.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == grade_id:
+            cell.source = source
+            return changed
+    raise KeyError(f"no cell with grade_id {grade_id!r}")

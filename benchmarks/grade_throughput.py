@@ -19,7 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from autograder.course import perfect_submission  # noqa: E402
+from autograder.course import perfect_submission, with_answer  # noqa: E402
 from autograder.nbgrader_course import Course  # noqa: E402
 
 A = "01_tensors_and_memory"
@@ -39,9 +39,7 @@ def make_course(root: Path, count: int) -> Course:
         notebook = perfect_submission(A)
         variant = VARIANTS[i % len(VARIANTS)]
         if variant:
-            for cell in notebook.cells:
-                if cell.metadata.get("nbgrader", {}).get("grade_id") == variant[0]:
-                    cell.source = variant[1]
+            notebook = with_answer(notebook, *variant)
         course.submit(f"student-{i:03d}", A, notebook)
     return course
 

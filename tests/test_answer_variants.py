@@ -8,7 +8,6 @@ project's grader, one batch per assignment. Both graders judge with `lecture_uti
 
 from __future__ import annotations
 
-import copy
 import json
 import subprocess
 import sys
@@ -17,19 +16,11 @@ import pytest
 from right_answers import RIGHT_ANSWERS
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.course import assignments, perfect_submission
+from autograder.course import assignments, perfect_submission, with_answer
 from autograder.nbgrader_course import Course
 from autograder.sandbox import sandbox_available
 
 pytestmark = pytest.mark.slow
-
-
-def _with_answer(notebook, grade_id: str, source: str):
-    notebook = copy.deepcopy(notebook)
-    cell = next(c for c in notebook.cells
-                if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
-    cell.source = source
-    return notebook
 
 
 @pytest.fixture(scope="module", params=assignments())
@@ -44,7 +35,7 @@ def graded(request, tmp_path_factory):
         for grade_id, sources in table.get(assignment, {}).items():
             for i, source in enumerate(sources):
                 student = f"{kind}-{grade_id}-{i}"
-                course.submit(student, assignment, _with_answer(perfect, grade_id, source))
+                course.submit(student, assignment, with_answer(perfect, grade_id, source))
                 answers[student] = (grade_id, kind == "right")
     sandboxed, _ = sandbox_available()
     run = subprocess.run(

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.course import REPO, perfect_submission
+from autograder.course import REPO, perfect_submission, with_answer
 
 NB = "00_napkin_math"
 
@@ -22,10 +22,8 @@ def _check(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.slow
 def test_grades_a_filled_in_copy_with_hidden_tests_and_writes_json(tmp_path):
-    notebook = perfect_submission(NB)
-    for cell in notebook.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "training_flops":
-            cell.source = WRONG_ANSWERS[NB]["training_flops"][0]
+    notebook = with_answer(perfect_submission(NB), "training_flops",
+                           WRONG_ANSWERS[NB]["training_flops"][0])
     mine = tmp_path / "my copy of napkin math.ipynb"
     nbformat.write(notebook, mine)
     report = tmp_path / "report.json"

@@ -9,7 +9,9 @@ from autograder.course import (
     NotebookError,
     identify,
     instructor_notebook,
+    perfect_submission,
     read_notebook,
+    with_answer,
 )
 
 NB = "01_tensors_and_memory"
@@ -57,3 +59,14 @@ def test_missing_file_and_directory(tmp_path):
         read_notebook(tmp_path / "nope.ipynb")
     with pytest.raises(NotebookError, match="is not a file"):
         read_notebook(tmp_path)
+
+
+def test_with_answer_changes_one_cell_of_a_copy():
+    perfect = perfect_submission(NB)
+    changed = with_answer(perfect, "tensor_bytes", "def tensor_bytes(x):\n    return 0\n")
+    sources = [(a.source, b.source) for a, b in zip(perfect.cells, changed.cells, strict=True)]
+    differing = [pair for pair in sources if pair[0] != pair[1]]
+    assert differing == [(differing[0][0], "def tensor_bytes(x):\n    return 0\n")]
+    assert "x.numel() * x.element_size()" in differing[0][0]  # the original is untouched
+    with pytest.raises(KeyError, match="no_such_exercise"):
+        with_answer(perfect, "no_such_exercise", "")

@@ -27,7 +27,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.course import RELEASE, instructor_notebook, perfect_submission
+from autograder.course import RELEASE, instructor_notebook, perfect_submission, with_answer
 from autograder.nbgrader_course import Course
 from autograder.sandbox import sandbox_available
 from autograder.spec import load_spec
@@ -63,15 +63,11 @@ def _cell(notebook, grade_id):
 
 
 def _with_tensor_bytes(source: str) -> nbformat.NotebookNode:
-    notebook = _solution()
-    _cell(notebook, "tensor_bytes").source = source
-    return notebook
+    return with_answer(_solution(), "tensor_bytes", source)
 
 
 def _edited_test() -> nbformat.NotebookNode:
-    notebook = _with_tensor_bytes(WRONG)
-    _cell(notebook, "test_tensor_bytes").source = "check([])"
-    return notebook
+    return with_answer(_with_tensor_bytes(WRONG), "test_tensor_bytes", "check([])")
 
 
 def _deleted_test() -> nbformat.NotebookNode:

@@ -10,13 +10,11 @@ All of them are graded in one ``nbgrader autograde`` run per assignment.
 
 from __future__ import annotations
 
-import copy
-
 import nbformat
 import pytest
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.course import RELEASE, assignments, instructor_notebook
+from autograder.course import RELEASE, assignments, instructor_notebook, with_answer
 from autograder.nbgrader_course import Course, stock_results
 from autograder.results import PASSED
 
@@ -26,12 +24,6 @@ pytestmark = pytest.mark.slow
 def _solution_cells(notebook):
     return {c.metadata["nbgrader"]["grade_id"]: c for c in notebook.cells
             if c.metadata.get("nbgrader", {}).get("solution")}
-
-
-def _with_answer(solution, grade_id: str, source: str):
-    notebook = copy.deepcopy(solution)
-    _solution_cells(notebook)[grade_id].source = source
-    return notebook
 
 
 @pytest.fixture(scope="module", params=assignments())
@@ -46,7 +38,7 @@ def graded(request, tmp_path_factory):
     for grade_id, answers in WRONG_ANSWERS.get(assignment, {}).items():
         for i, source in enumerate(answers):
             student = f"wrong-{grade_id}-{i}"
-            course.submit(student, assignment, _with_answer(solution, grade_id, source))
+            course.submit(student, assignment, with_answer(solution, grade_id, source))
             wrong[student] = grade_id
     course.autograde(assignment)
     results = {s: stock_results(course, s, assignment, s)
