@@ -1,9 +1,10 @@
-"""Command line: ``python -m autograder {check,release,grade} ...``."""
+"""Check one notebook, grade a class, or regenerate the student notebooks."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.course import NotebookError
@@ -13,6 +14,11 @@ def _check(args: argparse.Namespace) -> int:
     from autograder.check import check_notebook
     from autograder.nbgrader_course import NbgraderFailed
 
+    report = Path(args.json) if args.json else None
+    if report is not None and not report.parent.is_dir():
+        print(f"autograder: {report}: cannot write the JSON report there: the folder "
+              f"{report.parent} does not exist", file=sys.stderr)
+        return 2
     try:
         result = check_notebook(Path(args.notebook))
     except NotebookError as error:
@@ -22,8 +28,17 @@ def _check(args: argparse.Namespace) -> int:
         print(f"autograder: {args.notebook}: could not be graded: {error}", file=sys.stderr)
         return 1
     print(result.table())
-    if args.json:
-        result.write_json(Path(args.json))
+    details = result.details()
+    if details:
+        print(f"\nWhat went wrong, in full:\n\n{details}")
+    if report is not None:
+        try:
+            result.write_json(report)
+        except OSError as error:
+            print(f"autograder: {report}: could not write the JSON report "
+                  f"({error.strerror}); the table above is the result", file=sys.stderr)
+            return 2
+        print(f"\nwrote {report}")
     return 0
 
 
@@ -58,6 +73,12 @@ def _grade(args: argparse.Namespace) -> int:
           f"({rate:.1f}/min){': ' + counts if counts else ''}; "
           f"{summary.skipped} already graded and unchanged")
     print(f"per-question scores: {summary.csv}")
+    if not summary.graded and not summary.skipped:
+        print(f"autograder: no submissions found in {summary.submitted}/*/{args.assignment}/; "
+              f"collect them first (nbgrader collect {args.assignment})", file=sys.stderr)
+    if summary.stale_feedback:
+        print(f"removed the outdated feedback of {summary.stale_feedback} regraded "
+              f"submission(s); write it anew: nbgrader generate_feedback {args.assignment}")
     return 0
 
 
@@ -67,6 +88,19 @@ def _release(args: argparse.Namespace) -> int:
     for path in release(args.assignments or None):
         print(f"wrote {path}")
     return 0
+
+
+def _positive(kind: type) -> Callable[[str], float]:
+    """An argparse type that accepts only numbers above zero."""
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be greater than 0, not {text}")
+        return value
+    return parse
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,14 +123,16 @@ def main(argv: list[str] | None = None) -> int:
         "export and generate_feedback work), to grades/ASSIGNMENT/<student>.json and to "
         "grades/ASSIGNMENT.csv. Interrupt and rerun at will: finished work is kept.",
     )
-    grade.add_argument("assignment", help="assignment name, as in source/ (solutions/)")
+    grade.add_argument("assignment", help="assignment name: a folder of the course's source "
+                       "directory (in this repository, solutions/)")
     grade.add_argument("--course", default=".", help="course directory (default: here)")
-    grade.add_argument("--jobs", type=int, default=2, help="parallel workers (default 2)")
-    grade.add_argument("--cell-timeout", type=float, default=30.0, metavar="S",
+    grade.add_argument("--jobs", type=_positive(int), default=2,
+                       help="parallel workers (default 2)")
+    grade.add_argument("--cell-timeout", type=_positive(float), default=30.0, metavar="S",
                        help="seconds one cell may run (default 30)")
-    grade.add_argument("--timeout", type=float, default=180.0, metavar="S",
+    grade.add_argument("--timeout", type=_positive(float), default=180.0, metavar="S",
                        help="seconds one submission may run in all (default 180)")
-    grade.add_argument("--memory-gb", type=float, default=3.0, metavar="GB",
+    grade.add_argument("--memory-gb", type=_positive(float), default=3.0, metavar="GB",
                        help="memory one submission may use (default 3)")
     grade.add_argument("--regrade", action="store_true",
                        help="grade again even submissions already graded and unchanged")
@@ -107,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
 
     release = commands.add_parser(
         "release", help="regenerate the student notebooks in notebooks/ from solutions/",
+        description="Regenerate this repository's notebooks/ from its solutions/ with "
+        "nbgrader generate_assignment (solutions and hidden tests removed). Edit only "
+        "solutions/, then run this; the tests fail when the two drift apart.",
     )
     release.add_argument("assignments", nargs="*", help="assignment names (default: all)")
     release.set_defaults(run=_release)

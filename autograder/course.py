@@ -43,11 +43,17 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
+        if path.suffix != ".ipynb":
+            raise NotebookError(path, "is not a Jupyter notebook (those are .ipynb files); "
+                                "give the path of your saved notebook") from None
         raise NotebookError(
             path,
             f"is not valid JSON (line {error.lineno}, column {error.colno}: {error.msg}); "
             "the file is damaged - restore it from a checkpoint or re-download it",
         ) from None
+    if isinstance(data, dict) and isinstance(data.get("nbformat"), int) and data["nbformat"] < 4:
+        raise NotebookError(path, f"is an old (version {data['nbformat']}) notebook; open it in "
+                            "JupyterLab and save it, which converts it to version 4")
     if not isinstance(data, dict) or "cells" not in data or "nbformat" not in data:
         raise NotebookError(path, "is JSON but not a Jupyter notebook (no 'cells'/'nbformat')")
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import queue
+import shutil
 import threading
 import time
 from collections import Counter
@@ -63,6 +64,7 @@ class CourseDirs:
     source: Path
     submitted: Path
     autograded: Path
+    feedback: Path
     db_url: str
 
     @classmethod
@@ -72,6 +74,9 @@ class CourseDirs:
         from traitlets.config.loader import PyFileConfigLoader
 
         root = root.resolve()
+        if not root.is_dir():
+            raise GradeError(f"{root}: no such course directory (give the folder that holds "
+                             "nbgrader_config.py with --course, or run from it)")
         config = Config()
         if (root / "nbgrader_config.py").exists():
             config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
@@ -82,6 +87,7 @@ class CourseDirs:
             source=root / directory.source_directory,
             submitted=root / directory.submitted_directory,
             autograded=root / directory.autograded_directory,
+            feedback=root / directory.feedback_directory,
             db_url=directory.db_url,
         )
 
@@ -92,12 +98,24 @@ class Summary:
     skipped: int = 0
     seconds: float = 0.0
     csv: Path | None = None
+    submitted: Path | None = None
+    stale_feedback: int = 0  # feedback folders removed because their scores were redone
 
     def statuses(self) -> Counter:
         return Counter(r.status for r in self.graded)
 
 
 def source_notebook(course: CourseDirs, assignment: str) -> Path:
+    if not course.source.is_dir():
+        raise GradeError(
+            f"{course.root}: not an nbgrader course directory: it has no {course.source.name}/ "
+            "folder of instructor notebooks (nbgrader_config.py names it as "
+            "CourseDirectory.source_directory)")
+    if not (course.source / assignment).is_dir():
+        known = sorted(p.name for p in course.source.iterdir() if p.is_dir()
+                       and not p.name.startswith("."))
+        raise GradeError(f"{assignment!r} is not an assignment of {course.root}; the "
+                         f"assignments in {course.source}/ are: {', '.join(known) or 'none'}")
     notebooks = sorted((course.source / assignment).glob("*.ipynb"))
     if len(notebooks) != 1:
         raise GradeError(
@@ -184,7 +202,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
         except MissingEntry:
             raise missing_entry from None
 
-        summary = Summary()
+        summary = Summary(submitted=course.submitted)
         todo = []
         for submission in find_submissions(course, assignment, notebook_id):
             key = fingerprint(submission, spec, limits)
@@ -202,6 +220,12 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
                 folder = course.autograded / submission.student / assignment
                 write_autograded(folder / f"{notebook_id}.ipynb", submission.path, result, spec)
             write_record(record_path(course.root, assignment, submission.student), result, key)
+            # Feedback written before this grading shows old scores (and, if stock autograde
+            # made it, hidden tests); generate_feedback skips folders that exist, so drop it.
+            stale = course.feedback / submission.student / assignment
+            if stale.is_dir():
+                shutil.rmtree(stale)
+                summary.stale_feedback += 1
             summary.graded.append(result)
         summary.seconds = time.perf_counter() - started
     summary.csv = write_csv(course.root, assignment, spec)

@@ -126,6 +126,7 @@ def write_csv(course_root: Path, assignment: str, spec: AssignmentSpec) -> Path:
         rows.append([data["student"], data["status"], data["score"], data["max_score"],
                      *(points.get(q, 0) for q in questions)])
     target = course_root / "grades" / f"{assignment}.csv"
+    target.parent.mkdir(parents=True, exist_ok=True)  # no submissions yet: a header-only CSV
     tmp = target.with_name(target.name + ".tmp")
     with tmp.open("w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)

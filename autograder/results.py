@@ -68,6 +68,15 @@ class NotebookResult:
         lines.append(f"score: {_num(self.score)}/{_num(self.max_score)}")
         return "\n".join(line.rstrip() for line in lines)
 
+    def details(self) -> str:
+        """The full message of every exercise that did not pass (the table shows one line)."""
+        blocks = []
+        for t in self.tests:
+            if t.status != PASSED and t.message.strip():
+                body = "\n".join("  " + line for line in t.message.strip().splitlines())
+                blocks.append(f"{t.grade_id} ({t.status}):\n{body}")
+        return "\n\n".join(blocks)
+
 
 def summarize(message: str) -> str:
     """One line for the table: the first failed check of a checks report, else the first line."""

@@ -43,15 +43,32 @@ def test_grades_a_filled_in_copy_with_hidden_tests_and_writes_json(tmp_path):
     assert tests["test_training_flops"]["points"] == 0
     assert "3× too small" in tests["test_training_flops"]["message"]
     assert data["score"] == data["max_score"] - tests["test_training_flops"]["max_points"]
-    lines = run.stdout.splitlines()
+    table, details = run.stdout.split("\nWhat went wrong, in full:\n")
+    lines = table.splitlines()
     assert lines[0].split() == ["exercise", "points", "status", "message"]
     assert any(line.startswith("test_training_flops") and "failed" in line for line in lines)
     assert lines[-1] == f"score: {data['score']:g}/{data['max_score']:g}"
+    # below the table, each failed exercise's whole message (the table shows one line)
+    assert "test_training_flops (failed):" in details
+    for line in tests["test_training_flops"]["message"].splitlines():
+        assert line.strip() in details
+    assert "test_training_days" not in details  # passed exercises are not repeated
+    assert run.stdout.rstrip().endswith(f"wrote {report}")
+
+
+def test_json_into_a_missing_folder_is_refused_before_grading(tmp_path):
+    mine = tmp_path / "mine.ipynb"
+    nbformat.write(perfect_submission(NB), mine)
+    run = _check(str(mine), "--json", str(tmp_path / "no" / "such" / "r.json"))
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.count("\n") == 1 and "does not exist" in run.stderr
 
 
 @pytest.mark.parametrize(
     ("content", "problem"),
     [(b"not json at all", "is not valid JSON"),
+     (b'{"worksheets": [], "nbformat": 3, "nbformat_minor": 0, "metadata": {}}',
+      "is an old (version 3) notebook; open it in JupyterLab and save it"),
      (b'{"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}',
       "is not one of this course's notebooks")],
 )
@@ -63,6 +80,15 @@ def test_bad_input_is_one_line_naming_the_file(tmp_path, content, problem):
     assert run.stdout == ""
     assert run.stderr.count("\n") == 1
     assert run.stderr.startswith(f"autograder: {path}: {problem}")
+
+
+def test_a_python_file_is_not_taken_for_a_damaged_notebook(tmp_path):
+    path = tmp_path / "solution.py"
+    path.write_text("def training_flops(n, d):\n    return 6 * n * d\n")
+    run = _check(str(path))
+    assert run.returncode == 2
+    assert run.stderr == (f"autograder: {path}: is not a Jupyter notebook (those are .ipynb "
+                          "files); give the path of your saved notebook\n")
 
 
 def test_missing_file(tmp_path):
