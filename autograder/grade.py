@@ -144,8 +144,11 @@ def find_submissions(course: CourseDirs, assignment: str, notebook_id: str) -> l
 
 
 def fingerprint(submission: Submission, spec: AssignmentSpec, limits: Limits) -> str:
-    digest = hashlib.sha256()
-    digest.update(submission.path.read_bytes() if submission.path else b"<none>")
+    if submission.path is not None:
+        with submission.path.open("rb") as f:  # streamed: a submission may be huge
+            digest = hashlib.file_digest(f, "sha256")
+    else:
+        digest = hashlib.sha256(b"<none>")
     for part in (spec.fingerprint, GRADER_VERSION, repr(asdict(limits))):
         digest.update(part.encode())
     return digest.hexdigest()

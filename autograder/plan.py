@@ -21,6 +21,11 @@ from typing import Any
 
 from autograder.spec import AssignmentSpec, needed_for_grading, normalise
 
+# A notebook is read whole into the grader (outside the sandbox), so its size is capped. Ours
+# are ~0.2 MiB with outputs; only output piled up in cells (a print loop, hundreds of plots)
+# comes near this, and clearing outputs fixes it.
+MAX_NOTEBOOK_BYTES = 64 * 2**20
+
 
 class InvalidSubmission(ValueError):
     """The file cannot be graded as this assignment's notebook."""
@@ -35,6 +40,12 @@ class Plan:
 
 def read_cells(path: Path) -> list[dict[str, Any]]:
     """The raw cells of a notebook file, or InvalidSubmission saying what is wrong."""
+    size = path.stat().st_size
+    if size > MAX_NOTEBOOK_BYTES:
+        raise InvalidSubmission(
+            f"the file is {size / 2**20:.0f} MiB, over the {MAX_NOTEBOOK_BYTES // 2**20} MiB a "
+            "notebook may be (its outputs, most likely); clear them (Edit > Clear Outputs of "
+            "All Cells), save, and submit again")
     try:
         data = json.loads(path.read_bytes())
     except (UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -82,10 +82,12 @@ def _verdict_outputs(status: str, message: str) -> list[Any]:
 def write_autograded(target: Path, submitted: Path, result: NotebookResult,
                      spec: AssignmentSpec) -> None:
     """The notebook ``generate_feedback`` turns into the student's feedback page."""
-    try:
-        notebook = nbformat.reads(submitted.read_text(encoding="utf-8"), as_version=4)
-    except Exception:  # unreadable: the feedback page then just says why
-        notebook = nbformat.v4.new_notebook()
+    notebook = nbformat.v4.new_notebook()
+    if result.status != INVALID:  # an invalid file is not read again (it may be huge)
+        try:
+            notebook = nbformat.reads(submitted.read_text(encoding="utf-8"), as_version=4)
+        except Exception:  # unreadable: the feedback page then just says why
+            pass
     if result.status == INVALID:
         notebook.cells = [nbformat.v4.new_markdown_cell(
             f"**This submission could not be graded:** {result.message}. It scores 0.")]

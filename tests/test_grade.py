@@ -90,6 +90,14 @@ def _duplicated_ids_json() -> str:
     return json.dumps(notebook)
 
 
+def _oversized_json() -> str:
+    """A right answer, saved with 65 MiB of printed output: over the grader's size cap."""
+    notebook = _solution()
+    _cell(notebook, "tensor_bytes").outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="x" * (65 * 2**20))]
+    return json.dumps(notebook)
+
+
 HOOK = ("get_ipython().input_transformers_post.append(\n"
         "    lambda lines: [l.replace('assert ', 'pass  # ') for l in lines])\n")
 PATCHES = ("import builtins, math, torch\n"
@@ -154,6 +162,7 @@ RAW_FILES = {  # student → (file content, file name): written byte for byte
     "empty-file": ("", f"{A}.ipynb"),
     "wrong-name": (None, "my_homework.ipynb"),
     "duplicated-ids": (_duplicated_ids_json, f"{A}.ipynb"),
+    "oversized": (_oversized_json, f"{A}.ipynb"),
 }
 RAW_EXPECTED = {
     "truncated-json": (0, "invalid notebook"),
@@ -161,6 +170,7 @@ RAW_EXPECTED = {
     "empty-file": (0, "invalid notebook"),
     "wrong-name": (5, "graded"),
     "duplicated-ids": (3, "tampered"),
+    "oversized": (0, "invalid notebook"),
 }
 
 
@@ -242,6 +252,8 @@ def test_tampering_and_invalid_files_are_explained(graded):
     assert "not valid notebook JSON" in records["truncated-json"]["message"]
     assert "empty" in records["empty-notebook"]["message"]
     assert "should be named" in records["wrong-name"]["message"]
+    assert "over the 64 MiB" in records["oversized"]["message"]
+    assert "Clear Outputs" in records["oversized"]["message"]
 
 
 def test_scores_are_in_the_gradebook_and_the_csv(graded):
