@@ -124,6 +124,13 @@ def source_notebook(course: CourseDirs, assignment: str) -> Path:
     return notebooks[0]
 
 
+def _linked(path: Path, submitted: Path) -> bool:
+    """Whether a symbolic link stands for the notebook or its folders (it could point at the
+    answer key, which the grader itself can read)."""
+    return (any(p.is_symlink() for p in (path, path.parent, path.parent.parent))
+            or not path.resolve().is_relative_to(submitted.resolve()))
+
+
 def find_submissions(course: CourseDirs, assignment: str, notebook_id: str) -> list[Submission]:
     found = []
     for folder in sorted(course.submitted.glob(f"*/{assignment}")):
@@ -140,6 +147,10 @@ def find_submissions(course: CourseDirs, assignment: str, notebook_id: str) -> l
                                     f"{expected.name}"))
         else:
             found.append(Submission(student, folder, None))
+        chosen = found[-1]
+        if chosen.path is not None and _linked(chosen.path, course.submitted):
+            found[-1] = Submission(student, folder, None,
+                                   "the notebook is a symbolic link; submit the file itself")
     return found
 
 
@@ -166,7 +177,7 @@ def grade_submission(worker: Worker, spec: AssignmentSpec, submission: Submissio
                             assignment=assignment, student=submission.student)
     try:
         if submission.path is None:
-            raise InvalidSubmission("no notebook was submitted")
+            raise InvalidSubmission(submission.note or "no notebook was submitted")
         plan = plan_submission(submission.path, spec)
     except InvalidSubmission as problem:
         result.status, result.message = INVALID, str(problem)

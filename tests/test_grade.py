@@ -171,7 +171,10 @@ RAW_EXPECTED = {
     "wrong-name": (5, "graded"),
     "duplicated-ids": (3, "tampered"),
     "oversized": (0, "invalid notebook"),
+    "link-to-answer-key": (0, "invalid notebook"),
 }
+# A symbolic link in place of the notebook: the grader could read what it points at.
+LINKS = {"link-to-answer-key": f"source/{A}/{A}.ipynb"}
 
 
 # The cell limit is far above what any honest cell needs even on a loaded 2-core CI machine:
@@ -213,6 +216,10 @@ def graded(tmp_path_factory):
             content = solution_text[: len(solution_text) // 2] if student == "truncated-json" \
                 else solution_text
         (folder / name).write_text(content)
+    for student, target in LINKS.items():
+        folder = root / "submitted" / student / A
+        folder.mkdir(parents=True)
+        (folder / f"{A}.ipynb").symlink_to(root / target)
     env = dict(os.environ, NBGRADER_EXECUTION="autograde")
     run = _grade(root, env=env)
     listener.close()
@@ -223,10 +230,10 @@ def graded(tmp_path_factory):
 def test_the_batch_completes(graded):
     _, run, records = graded
     assert run.returncode == 0, run.stderr[-3000:]
-    assert set(records) == set(SUBMISSIONS) | set(RAW_FILES)
+    assert set(records) == set(SUBMISSIONS) | set(RAW_FILES) | set(LINKS)
 
 
-@pytest.mark.parametrize("student", [*SUBMISSIONS, *RAW_FILES])
+@pytest.mark.parametrize("student", [*SUBMISSIONS, *RAW_FILES, *LINKS])
 def test_each_submission_scores_what_it_deserves(graded, student):
     _, _, records = graded
     score, status = (SUBMISSIONS[student][1:] if student in SUBMISSIONS
@@ -254,6 +261,7 @@ def test_tampering_and_invalid_files_are_explained(graded):
     assert "should be named" in records["wrong-name"]["message"]
     assert "over the 64 MiB" in records["oversized"]["message"]
     assert "Clear Outputs" in records["oversized"]["message"]
+    assert "symbolic link" in records["link-to-answer-key"]["message"]
 
 
 def test_scores_are_in_the_gradebook_and_the_csv(graded):
