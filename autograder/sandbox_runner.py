@@ -49,9 +49,16 @@ IPC_RMID = 0
 EXIT_FATAL = 70
 
 _libc = ctypes.CDLL(None, use_errno=True)
+# The sandbox is Linux only. Unsandboxed (a reader's own `check` on macOS, say) the runner
+# also works without prctl and /proc, with fewer guards: limits are best effort, and leftover
+# processes are found through the child's process group instead of /proc.
+ON_LINUX = sys.platform.startswith("linux")
+HAVE_PROC = os.path.isdir("/proc/self")
 
 
 def _prctl(option: int, value: int) -> None:
+    if not ON_LINUX:
+        return
     if _libc.prctl(option, ctypes.c_ulong(value), 0, 0, 0) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"prctl({option}): {os.strerror(err)}")
@@ -167,7 +174,11 @@ class _Child:
             (resource.RLIMIT_CORE, 0),
         ):
             soft, hard = value if isinstance(value, tuple) else (value, value)
-            resource.setrlimit(which, (soft, hard))
+            try:
+                resource.setrlimit(which, (soft, hard))
+            except (ValueError, OSError):
+                if ON_LINUX:
+                    raise
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails, not the process
         signal.signal(signal.SIGALRM, self._alarm)
         import numpy as np
@@ -426,7 +437,9 @@ class _Collector:
 
 
 def _read_status(pid: int | str) -> dict[str, int]:
-    values = {}
+    values: dict[str, int] = {}
+    if not HAVE_PROC:
+        return values
     with open(f"/proc/{pid}/status", "rb") as handle:
         for line in handle:
             key, _, rest = line.partition(b":")
@@ -436,6 +449,8 @@ def _read_status(pid: int | str) -> dict[str, int]:
 
 
 def _pids() -> list[int]:
+    if not HAVE_PROC:
+        return []
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
@@ -462,6 +477,7 @@ class Zygote:
         if args.sandbox and not self.in_sandbox:
             raise SystemExit("sandbox_runner: --sandbox given but not running under bwrap")
         self.shell: Any = None
+        self.last_child = 0
 
     # -- start
     def preload(self) -> None:
@@ -536,7 +552,7 @@ class Zygote:
         limits = self.limits
         collector = _Collector(steps, limits)
         read_end, write_end = os.pipe()
-        pid = os.fork()
+        pid = self.last_child = os.fork()
         if pid == 0:
             os.close(read_end)
             _child_main(self.shell, steps, write_end, limits, [self.requests, self.reports])
@@ -677,6 +693,18 @@ class Zygote:
 
     def _kill_descendants(self) -> None:
         """Without a pid namespace: kill our descendants (orphans are reparented to us)."""
+        if not HAVE_PROC:  # the child made itself a process group (setsid): kill that
+            if self.last_child:
+                try:
+                    os.killpg(self.last_child, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                    pass
+            except ChildProcessError:
+                pass
+            return
         give_up = time.monotonic() + 10
         own_group = os.getpgid(0)
         while time.monotonic() < give_up:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -95,3 +97,26 @@ def test_missing_file(tmp_path):
     run = _check(str(tmp_path / "nope.ipynb"))
     assert run.returncode == 2
     assert "nope.ipynb: no such file" in run.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"),
+                    reason="hides /proc in a private mount namespace, which needs root")
+def test_check_works_unsandboxed_where_there_is_no_proc(tmp_path):
+    # As on a self-study reader's Mac: no bubblewrap and no /proc. The runner must still
+    # grade, and still kill what the notebook left running (through its process group).
+    marker = f"{1000 + os.getpid() % 1000}"
+    notebook = with_answer(perfect_submission("01_tensors_and_memory"), "tensor_bytes",
+                           f"import subprocess\nsubprocess.Popen(['/bin/sleep', '{marker}'])\n"
+                           "def tensor_bytes(x):\n    return x.numel()\n")
+    mine = tmp_path / "mine.ipynb"
+    nbformat.write(notebook, mine)
+    command = (f"mount -t tmpfs tmpfs /proc && PATH={tmp_path} "
+               f"{sys.executable} -m autograder check {mine}")
+    run = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c",
+                          command], capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "score: 4/5" in run.stdout
+    assert "returned 32; expected 128" in run.stdout
+    left = subprocess.run(["pgrep", "-f", f"sleep {marker}$"], capture_output=True, text=True)
+    assert left.stdout == ""
