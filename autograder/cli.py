@@ -12,7 +12,6 @@ from autograder.course import NotebookError
 
 def _check(args: argparse.Namespace) -> int:
     from autograder.check import check_notebook
-    from autograder.nbgrader_course import NbgraderFailed
 
     report = Path(args.json) if args.json else None
     if report is not None and not report.parent.is_dir():
@@ -24,9 +23,6 @@ def _check(args: argparse.Namespace) -> int:
     except NotebookError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
-    except NbgraderFailed as error:
-        print(f"autograder: {args.notebook}: could not be graded: {error}", file=sys.stderr)
-        return 1
     print(result.table())
     details = result.details()
     if details:

@@ -120,7 +120,7 @@ def source_notebook(course: CourseDirs, assignment: str) -> Path:
     if len(notebooks) != 1:
         raise GradeError(
             f"{course.source / assignment}: expected exactly one instructor notebook, found "
-            f"{len(notebooks)}; is {assignment!r} an assignment of this course?")
+            f"{len(notebooks)}")
     return notebooks[0]
 
 
@@ -139,18 +139,14 @@ def find_submissions(course: CourseDirs, assignment: str, notebook_id: str) -> l
         student = folder.parent.name
         expected = folder / f"{notebook_id}.ipynb"
         others = sorted(p for p in folder.glob("*.ipynb") if p != expected)
+        path, note = None, ""
         if expected.exists():
-            found.append(Submission(student, folder, expected))
+            path = expected
         elif len(others) == 1:
-            found.append(Submission(student, folder, others[0],
-                                    f"graded {others[0].name}; it should be named "
-                                    f"{expected.name}"))
-        else:
-            found.append(Submission(student, folder, None))
-        chosen = found[-1]
-        if chosen.path is not None and _linked(chosen.path, course.submitted):
-            found[-1] = Submission(student, folder, None,
-                                   "the notebook is a symbolic link; submit the file itself")
+            path, note = others[0], f"graded {others[0].name}; it should be named {expected.name}"
+        if path is not None and _linked(path, course.submitted):
+            path, note = None, "the notebook is a symbolic link; submit the file itself"
+        found.append(Submission(student, folder, path, note))
     return found
 
 

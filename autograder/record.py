@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import csv
+import io
 import json
 import os
 import shutil
@@ -82,15 +83,14 @@ def _verdict_outputs(status: str, message: str) -> list[Any]:
 def write_autograded(target: Path, submitted: Path, result: NotebookResult,
                      spec: AssignmentSpec) -> None:
     """The notebook ``generate_feedback`` turns into the student's feedback page."""
-    notebook = nbformat.v4.new_notebook()
-    if result.status != INVALID:  # an invalid file is not read again (it may be huge)
+    if result.status == INVALID:  # not read again (it may be huge): the page says why
+        notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+            f"**This submission could not be graded:** {result.message}. It scores 0.")])
+    else:
         try:
             notebook = nbformat.reads(submitted.read_text(encoding="utf-8"), as_version=4)
-        except Exception:  # unreadable: the feedback page then just says why
-            pass
-    if result.status == INVALID:
-        notebook.cells = [nbformat.v4.new_markdown_cell(
-            f"**This submission could not be graded:** {result.message}. It scores 0.")]
+        except Exception:  # unreadable after all: an empty page with the verdicts
+            notebook = nbformat.v4.new_notebook()
     verdicts = {t.grade_id: t for t in result.tests}
     cells, seen = [], set()
     for cell in notebook.cells:
@@ -108,7 +108,6 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
                 cell.outputs = _verdict_outputs(test.status, test.message)
         cells.append(cell)
     notebook.cells = cells
-    target.parent.mkdir(parents=True, exist_ok=True)
     _atomic_write(target, nbformat.writes(notebook))
     stamp = submitted.parent / "timestamp.txt"
     if stamp.exists():
@@ -127,12 +126,10 @@ def write_csv(course_root: Path, assignment: str, spec: AssignmentSpec) -> Path:
         points = {t["grade_id"]: t["points"] for t in data["tests"]}
         rows.append([data["student"], data["status"], data["score"], data["max_score"],
                      *(points.get(q, 0) for q in questions)])
+    text = io.StringIO()
+    writer = csv.writer(text)
+    writer.writerow(["student", "status", "score", "max_score", *questions])
+    writer.writerows(rows)  # none yet: a header-only CSV
     target = course_root / "grades" / f"{assignment}.csv"
-    target.parent.mkdir(parents=True, exist_ok=True)  # no submissions yet: a header-only CSV
-    tmp = target.with_name(target.name + ".tmp")
-    with tmp.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", "status", "score", "max_score", *questions])
-        writer.writerows(rows)
-    os.replace(tmp, target)
+    _atomic_write(target, text.getvalue())
     return target

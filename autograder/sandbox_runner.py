@@ -683,12 +683,8 @@ class Zygote:
                 os.kill(-1, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                    pass
-            except ChildProcessError:
-                if set(_pids()) <= {1, self.pid}:
-                    return
+            if not _reap() and set(_pids()) <= {1, self.pid}:
+                return
             time.sleep(0.002)
 
     def _kill_descendants(self) -> None:
@@ -699,11 +695,7 @@ class Zygote:
                     os.killpg(self.last_child, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                    pass
-            except ChildProcessError:
-                pass
+            _reap()
             return
         give_up = time.monotonic() + 10
         own_group = os.getpgid(0)
@@ -717,12 +709,19 @@ class Zygote:
                     os.kill(pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0] > 0:
-                    pass
-            except ChildProcessError:
+            if not _reap():
                 return
             time.sleep(0.002)
+
+
+def _reap() -> bool:
+    """Collect children that have exited; False once there are no children left at all."""
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        return False
+    return True
 
 
 def _comm(pid: int) -> str:
