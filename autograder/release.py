@@ -2,7 +2,10 @@
 
 This is stock ``nbgrader generate_assignment`` run from the repository root, so it reads
 ``nbgrader_config.py``: solutions are replaced by stubs, hidden tests and outputs removed,
-and test cells locked.
+and test cells locked. The config also appends the course's preprocessors
+(``autograder.preprocessors``), which drop saved widget state and tag test cells
+``raises-exception``; an instructor running ``nbgrader generate_assignment`` by hand gets
+the same notebooks.
 """
 
 from __future__ import annotations

@@ -145,11 +145,39 @@ def failure_report(failures: list[str], total: int) -> str:
     return "\n".join([f"{len(failures)} of {total} checks failed:", *(f"- {m}" for m in failures)])
 
 
+# ANSI red, as IPython colours an exception's name; Jupyter renders the codes in error output.
+_RED, _RESET = "\x1b[0;31m", "\x1b[0m"
+
+
+class CheckFailed(AssertionError):
+    """Raised by ``check`` when cases fail; ``str()`` is the whole ``failure_report``.
+
+    An AssertionError, so nbgrader and pytest count it as a failed test like any assert.
+    In IPython (a notebook) it shows as its failure list only: the stack frames above it
+    are this module's, which say nothing about the student's code.
+    """
+
+    def __init__(self, failures: list[str], total: int) -> None:
+        super().__init__(failure_report(failures, total))
+        self.failures = list(failures)
+        self.total = total
+
+    def __reduce__(self) -> tuple[type[CheckFailed], tuple[list[str], int]]:
+        # Exceptions pickle as cls(*args), and args here is the report; rebuild from the parts.
+        return type(self), (self.failures, self.total)
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows in place of the traceback (IPython's
+        ``InteractiveShell.showtraceback`` uses this method when an exception has it)."""
+        header = f"{type(self).__name__}: {len(self.failures)} of {self.total} checks failed:"
+        return [f"{_RED}{header}{_RESET}", *(f"- {m}" for m in self.failures)]
+
+
 def check(cases: list[Case], namespace: dict[str, Any] | None = None) -> None:
-    """Run every case; raise one AssertionError listing all failures, or print a pass line."""
+    """Run every case; raise one ``CheckFailed`` listing all failures, or print a pass line."""
     if namespace is None:
         namespace = sys._getframe(1).f_globals  # the notebook's globals
     failures = [msg for case in cases if (msg := judge(case, evaluate(case, namespace)))]
     if failures:
-        raise AssertionError(failure_report(failures, len(cases)))
+        raise CheckFailed(failures, len(cases))
     print(f"All {len(cases)} checks passed.")

@@ -19,6 +19,7 @@ class EstimateTable:
 
     unit: str = ""
     fmt: Callable[[float], str] = _general
+    measured_label: str = "measured"  # e.g. "reported" for figures quoted from a paper
     rows: list[tuple[str, float, float]] = field(default_factory=list)
 
     def add(self, quantity: str, estimate: float, measured: float) -> EstimateTable:
@@ -30,7 +31,8 @@ class EstimateTable:
 
     def __str__(self) -> str:
         unit = f" ({self.unit})" if self.unit else ""
-        table = [("quantity", f"estimate{unit}", f"measured{unit}", "measured/estimate")]
+        label = self.measured_label
+        table = [("quantity", f"estimate{unit}", f"{label}{unit}", f"{label}/estimate")]
         for (name, est, meas), ratio in zip(self.rows, self.ratios()):
             table.append((name, self.fmt(est), self.fmt(meas),
                           "n/a" if ratio is None else f"{ratio:.3f}"))

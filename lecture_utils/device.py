@@ -60,6 +60,15 @@ def device_name(device: torch.device | str | None = None) -> str:
     return "cpu"
 
 
-def pick_size(device: torch.device | str, *, cpu: int, gpu: int) -> int:
-    """A problem size that suits the device: small on a laptop CPU, lecture-sized on a GPU."""
-    return gpu if torch.device(device).type in ("cuda", "mps") else cpu
+def pick_size(device: torch.device | str, *, cpu: int, gpu: int, mps: int | None = None) -> int:
+    """A problem size that suits the device: small on a laptop CPU, lecture-sized on CUDA.
+
+    Apple MPS gets ``mps`` when given, else the CPU size: a laptop GPU is far from a data-centre
+    one, and lecture-sized work there would overrun a notebook's one-minute budget.
+    """
+    kind = torch.device(device).type
+    if kind == "cuda":
+        return gpu
+    if kind == "mps":
+        return cpu if mps is None else mps
+    return cpu

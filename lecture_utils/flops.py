@@ -9,10 +9,13 @@ ignore it too.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch.utils.flop_counter import FlopCounterMode
+
+from lecture_utils.timing import Timing, benchmark
 
 
 def matmul_flops(m: int, k: int, n: int) -> int:
@@ -55,3 +58,26 @@ def random_matmul_operands(
     a = torch.randn(m, k, generator=generator).to(device=device, dtype=dtype)
     b = torch.randn(k, n, generator=generator).to(device=device, dtype=dtype)
     return a, b
+
+
+@dataclass(frozen=True)
+class AchievedRate:
+    """FLOPs one call really performs (counted), its timing, and the rate they give."""
+
+    flops: int
+    timing: Timing
+
+    @property
+    def flops_per_second(self) -> float:
+        return self.flops / self.timing.median
+
+
+def achieved_rate(fn: Callable[[], Any], **timer_options: Any) -> AchievedRate:
+    """Count the FLOPs ``fn()`` performs, then time it with ``timing.benchmark``.
+
+    The rate divides what actually ran by the median time, never a formula's count: a formula
+    such as 6·N·D can include work autograd skips (an input's gradient nobody asked for).
+    ``fn`` runs once more for the count, which also serves as a warm-up call.
+    """
+    counted = count_flops(fn)
+    return AchievedRate(flops=counted, timing=benchmark(fn, **timer_options))

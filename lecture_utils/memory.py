@@ -1,7 +1,14 @@
-"""Byte accounting for tensors and modules, and the CUDA allocator's view to check it against."""
+"""Byte accounting for tensors and modules, and what the allocators report to check it against.
+
+On a GPU, the CUDA caching allocator keeps counters (``cuda_allocated_delta``). On a CPU there
+are none, so ``cpu_allocated_delta`` asks torch's profiler, which records every allocation and
+free made by an operator: a view allocates nothing, a copy allocates its own bytes.
+"""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -47,6 +54,55 @@ class AllocatorDelta:
     allocated: int = 0
     reserved: int = 0
     peak: int = 0
+
+
+@dataclass
+class CPUAllocations:
+    """What torch's CPU allocator did inside a ``with cpu_allocated_delta()`` block (bytes)."""
+
+    allocated: int = 0  # net: bytes allocated in the block and still alive at its end
+    total: int = 0  # every allocation, including temporaries freed inside the block
+
+
+@contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    """Drop what C++ code writes to file descriptor 2 (torch 2.13's profiler logs a line at
+    every start and stop, which a notebook would show as an error-coloured output)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+@contextmanager
+def cpu_allocated_delta() -> Iterator[CPUAllocations]:
+    """Measure the bytes torch allocates on the CPU inside a block.
+
+    Uses the profiler's memory records (the legacy, non-Kineto profiler: fast). Only
+    allocations made by torch operators count; tensors on the ``meta`` device allocate
+    nothing. ``allocated`` is net, so a tensor created before the block and freed inside it
+    counts negative: create what you measure inside the block and keep what existed alive.
+    """
+    from torch.autograd import profiler
+
+    result = CPUAllocations()
+    prof = profiler.profile(profile_memory=True, use_kineto=False)
+    with _stderr_silenced():
+        prof.__enter__()
+    try:
+        yield result
+    finally:
+        with _stderr_silenced():
+            prof.__exit__(None, None, None)
+    changes = [event.cpu_memory_usage for event in prof.function_events
+               if event.cpu_memory_usage and event.cpu_parent is None]
+    result.allocated = sum(changes)
+    result.total = sum(c for c in changes if c > 0)
 
 
 @contextmanager

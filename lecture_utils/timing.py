@@ -78,9 +78,11 @@ class Timing:
     def __str__(self) -> str:
         prefix = f"{self.label}: " if self.label else ""
         blocks = len(self.times)
+        # "median X, IQR Y", not "X ± Y": the IQR is the spread of the middle half of the
+        # blocks, and "±" would read as a half-width around the median.
         return (
-            f"{prefix}{format_seconds(self.median)} ± {format_seconds(self.iqr)} "
-            f"(IQR, {blocks} block{'s' if blocks != 1 else ''} × "
+            f"{prefix}median {format_seconds(self.median)}, IQR {format_seconds(self.iqr)} "
+            f"({blocks} block{'s' if blocks != 1 else ''} × "
             f"{self.calls_per_block} call{'s' if self.calls_per_block != 1 else ''})"
         )
 

@@ -11,6 +11,8 @@ import html
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from lecture_utils.exercises import unfinished_message
+
 
 def log_slider(description: str, value: float, low: float, high: float) -> Any:
     """A slider over powers of ten, for quantities spanning orders of magnitude; its readout
@@ -60,12 +62,17 @@ def render_result(result: str | Mapping[str, Any]) -> str:
 
 
 def calculator(
-    compute: Callable[..., str | Mapping[str, Any]], controls: Mapping[str, Any], title: str = ""
+    compute: Callable[..., str | Mapping[str, Any]],
+    controls: Mapping[str, Any],
+    title: str = "",
+    uses_exercises: tuple[int, ...] = (),
 ) -> Any:
     """A VBox of ``controls`` (argument name → widget) and a live result of ``compute``.
 
     The result is an HTML widget (not captured print output), so it updates the same way in
-    JupyterLab, in a saved notebook and in a test without a kernel.
+    JupyterLab, in a saved notebook and in a test without a kernel. A ``compute`` built on the
+    student's solutions names their exercises in ``uses_exercises``: until they are written
+    (their stubs raise NotImplementedError) the calculator says which ones to finish.
     """
     import ipywidgets as w
 
@@ -75,6 +82,10 @@ def calculator(
         try:
             result = compute(**{name: c.value for name, c in controls.items()})
             output.value = render_result(result)
+        except NotImplementedError:
+            output.value = html.escape(
+                unfinished_message(*uses_exercises) if uses_exercises
+                else "Finish the exercises above to use this calculator.")
         except Exception as error:  # show the problem in the widget instead of losing it
             output.value = f"<span style='color:#b00'>{html.escape(repr(error))}</span>"
 

@@ -64,5 +64,22 @@ RIGHT_ANSWERS: dict[str, dict[str, list[str]]] = {
             # the deprecated TypedStorage: right answer, plus a torch UserWarning
             "def storage_bytes(x):\n    return x.storage().nbytes()\n",
         ],
+        "adamw_bytes_per_param": [
+            # a list of the dtypes kept, measured on empty tensors
+            "def adamw_bytes_per_param(param_dtype, grad_dtype, master_dtype=None,\n"
+            "                          state_dtype=torch.float32):\n"
+            "    kept = [param_dtype, grad_dtype, state_dtype, state_dtype]\n"
+            "    if master_dtype is not None:\n"
+            "        kept.append(master_dtype)\n"
+            "    return sum(torch.empty(0, dtype=d).element_size() for d in kept)\n",
+            # bits of each floating-point format, divided into bytes
+            "def adamw_bytes_per_param(param_dtype, grad_dtype, master_dtype=None,\n"
+            "                          state_dtype=torch.float32):\n"
+            "    bits = torch.finfo(param_dtype).bits + torch.finfo(grad_dtype).bits\n"
+            "    bits += 2 * torch.finfo(state_dtype).bits\n"
+            "    if master_dtype:\n"
+            "        bits += torch.finfo(master_dtype).bits\n"
+            "    return bits // 8\n",
+        ],
     },
 }

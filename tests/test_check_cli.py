@@ -116,7 +116,7 @@ def test_check_works_unsandboxed_where_there_is_no_proc(tmp_path):
     run = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c",
                           command], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "score: 4/5" in run.stdout
+    assert "score: 6/7" in run.stdout   # all but tensor_bytes (1 of 7 points)
     assert "returned 32; expected 128" in run.stdout
     left = subprocess.run(["pgrep", "-f", f"sleep {marker}$"], capture_output=True, text=True)
     assert left.stdout == ""

@@ -1,8 +1,25 @@
+import pickle
+import re
+
+import nbformat
 import numpy as np
 import pytest
 import torch
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_notebook
 
-from lecture_utils.checks import Case, Outcome, check, evaluate, judge, to_plain
+from lecture_utils.checks import (
+    Case,
+    CheckFailed,
+    Outcome,
+    check,
+    evaluate,
+    failure_report,
+    judge,
+    to_plain,
+)
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _namespace(**functions):
@@ -98,3 +115,61 @@ def test_check_defaults_to_the_callers_globals():
         return 5
 
     check([Case("helper_for_this_test()", 5)])
+
+
+# --- how a failed check shows ------------------------------------------------------------------
+
+FAILING = [Case("f(1)", 2, "doubling"), Case("f(2)", 4), Case("f(3)", 3)]
+FAILURES = ["f(1) returned 1; expected 2 (2× too small)  [doubling]",
+            "f(2) returned 2; expected 4 (2× too small)"]
+
+
+def test_failed_check_is_an_assertion_error_carrying_the_whole_report():
+    with pytest.raises(AssertionError) as raised:  # what nbgrader, pytest and asserts expect
+        check(FAILING, _namespace(f=lambda x: x))
+    error = raised.value
+    assert type(error) is CheckFailed
+    assert str(error) == failure_report(FAILURES, 3)
+    assert (error.failures, error.total) == (FAILURES, 3)
+    copied = pickle.loads(pickle.dumps(error))
+    assert (type(copied), str(copied), copied.failures) == (CheckFailed, str(error), FAILURES)
+
+
+def test_failed_check_renders_as_its_failure_list():
+    error = CheckFailed(FAILURES, 3)
+    lines = error._render_traceback_()
+    assert lines[0] == "\x1b[0;31mCheckFailed: 2 of 3 checks failed:\x1b[0m"
+    assert [_ANSI.sub("", line) for line in lines] == [
+        "CheckFailed: 2 of 3 checks failed:",
+        "- f(1) returned 1; expected 2 (2× too small)  [doubling]",
+        "- f(2) returned 2; expected 4 (2× too small)",
+    ]
+
+
+@pytest.mark.slow
+def test_a_kernel_shows_the_failure_list_without_the_checkers_frames(tmp_path):
+    notebook = new_notebook(cells=[
+        new_code_cell("from lecture_utils.checks import Case, check\n"
+                      "def f(x):\n    return x"),
+        new_code_cell('check([Case("f(1)", 2, "doubling"), Case("f(2)", 4), Case("f(3)", 3)])'),
+        # Control: an error raised inside checks.py by other means names the file, so the
+        # assertion below would notice the checker's frames if they were shown.
+        new_code_cell("check(None)"),
+    ])
+    notebook.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                       "display_name": "Python 3"}
+    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+
+    def error(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        [output] = [o for o in cell.outputs if o.output_type == "error"]
+        return output
+
+    failed, control = error(notebook.cells[1]), error(notebook.cells[2])
+    shown = _ANSI.sub("", "\n".join(failed.traceback))
+    assert shown == "\n".join(["CheckFailed: 2 of 3 checks failed:",
+                               *(f"- {line}" for line in FAILURES)])
+    assert "checks.py" not in shown
+    assert (failed.ename, failed.evalue) == ("CheckFailed", failure_report(FAILURES, 3))
+    assert control.ename == "TypeError"
+    assert "checks.py" in _ANSI.sub("", "\n".join(control.traceback))

@@ -15,3 +15,9 @@ def test_zero_estimate_has_no_ratio_and_custom_format():
     table = EstimateTable(fmt=lambda x: f"{x:.1e}").add("flops", 0, 5.0)
     assert table.ratios() == [None]
     assert str(table).splitlines()[2].split() == ["flops", "0.0e+00", "5.0e+00", "n/a"]
+
+
+def test_figures_from_papers_are_labelled_reported_not_measured():
+    table = EstimateTable("FLOPs", measured_label="reported").add("GPT-3", 3.15e23, 3.14e23)
+    header = str(table).splitlines()[0].split()
+    assert "reported" in header and "reported/estimate" in header and "measured" not in header

@@ -46,3 +46,21 @@ def test_random_operands_are_not_zero_and_are_reproducible():
     assert a1.dtype == torch.bfloat16
     assert a1.abs().sum() > 0
     assert torch.equal(a1, a2)
+
+
+def test_achieved_rate_divides_the_counted_flops_not_the_formula():
+    # A train step whose input needs no gradient runs 6·N·D − 2·D·d² FLOPs (the first
+    # layer's input-gradient matmul is skipped); the rate must use that, not 6·N·D.
+    torch.manual_seed(0)
+    d, layers, tokens = 32, 3, 64
+    net = torch.nn.Sequential(*[torch.nn.Linear(d, d, bias=False) for _ in range(layers)])
+    x = torch.randn(tokens, d)
+
+    def step():
+        net.zero_grad(set_to_none=True)
+        net(x).pow(2).mean().backward()
+
+    rate = flops.achieved_rate(step, device="cpu", min_run_time=0.01, min_blocks=2)
+    n_params = layers * d * d
+    assert rate.flops == 6 * n_params * tokens - 2 * tokens * d * d
+    assert rate.flops_per_second == rate.flops / rate.timing.median

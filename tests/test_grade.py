@@ -4,11 +4,11 @@ One nbgrader course directory (source = notebook 01, a real gradebook) receives 
 hostile submissions side by side; the real command grades them all in one batch with two
 sandboxed workers. Each must score exactly what it deserves, with a clear status, and the
 honest ones must not be affected. Attacks are placed in the `tensor_bytes` exercise (1 point
-of 5); a submission is otherwise the instructor's solution, so it deserves 5, or 4 when the
-attack breaks that one exercise.
+of FULL = 7); a submission is otherwise the instructor's solution, so it deserves FULL, or
+FULL - 1 when the attack breaks that one exercise.
 
 Probes for isolation are written so that the answer is right only if the attack FAILS: e.g.
-tensor_bytes is correct only if the gradebook could not be opened. A score of 5 proves it.
+tensor_bytes is correct only if the gradebook could not be opened. A full score proves it.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ AVAILABLE, WHY = sandbox_available()
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not AVAILABLE, reason=f"no sandbox here: {WHY}")]
 A = "01_tensors_and_memory"
+# tensor_bytes 1 + bytes_for 2 + storage_bytes 2 + adamw_bytes_per_param 2
+FULL = 7
 CORRECT = "def tensor_bytes(x):\n    return x.numel() * x.element_size()\n"
 WRONG = "def tensor_bytes(x):\n    return x.numel()\n"
 
@@ -108,18 +110,18 @@ PATCHES = ("import builtins, math, torch\n"
 
 # student → (what they hand in, expected score, expected status)
 SUBMISSIONS = {
-    "honest-1": (_solution, 5, "graded"),
-    "honest-2": (_solution, 5, "graded"),
+    "honest-1": (_solution, FULL, "graded"),
+    "honest-2": (_solution, FULL, "graded"),
     "untouched": (lambda: nbformat.read(RELEASE / A / f"{A}.ipynb", as_version=4), 0, "graded"),
-    "wrong": (lambda: _with_tensor_bytes(WRONG), 4, "graded"),
+    "wrong": (lambda: _with_tensor_bytes(WRONG), FULL - 1, "graded"),
     "infinite-loop": (lambda: _with_tensor_bytes("while True:\n    pass\n" + CORRECT),
-                      4, "timeout"),
+                      FULL - 1, "timeout"),
     "slow-answer": (lambda: _with_tensor_bytes(
-        "def tensor_bytes(x):\n    while True:\n        pass\n"), 4, "timeout"),
+        "def tensor_bytes(x):\n    while True:\n        pass\n"), FULL - 1, "timeout"),
     # the bomb's memory is freed when its MemoryError unwinds, so only this cell breaks
     "memory-bomb": (lambda: _with_tensor_bytes(
         "def bomb():\n    hoard = []\n    while True:\n        hoard.append(bytearray(2**28))\n"
-        "bomb()\n" + CORRECT), 4, "out of memory"),
+        "bomb()\n" + CORRECT), FULL - 1, "out of memory"),
     # copies of the student's process could forge results, so nothing of it is trusted
     "fork-bomb": (lambda: _with_tensor_bytes(
         "import os\nwhile True:\n    os.fork()\n" + CORRECT), 0, "crashed"),
@@ -127,33 +129,33 @@ SUBMISSIONS = {
         "import matplotlib.pyplot as plt\nfrom IPython.display import display\n"
         "for _ in range(20):\n    plt.figure(figsize=(40, 40)); plt.plot(range(10**5))\n"
         "    display(plt.gcf()); plt.close('all')\n"
-        "print('x' * 50_000_000)\n" + CORRECT), 5, "graded"),
+        "print('x' * 50_000_000)\n" + CORRECT), FULL, "graded"),
     "sys-exit": (lambda: _with_tensor_bytes("import sys\nsys.exit(0)\n" + CORRECT),
-                 4, "graded"),
+                 FULL - 1, "graded"),
     "os-exit": (lambda: _with_tensor_bytes("import os\nos._exit(0)\n" + CORRECT), 0, "crashed"),
     "segfault": (lambda: _with_tensor_bytes("import ctypes\nctypes.string_at(0)\n" + CORRECT),
                  0, "crashed"),
     "reads-answer-key": (lambda: _with_tensor_bytes(_probe(
-        f"open({str(instructor_notebook(A))!r}).read()")), 5, "graded"),
+        f"open({str(instructor_notebook(A))!r}).read()")), FULL, "graded"),
     "reads-gradebook": (lambda: _with_tensor_bytes(_probe(
-        "open(COURSE + '/gradebook.db', 'rb').read()")), 5, "graded"),
+        "open(COURSE + '/gradebook.db', 'rb').read()")), FULL, "graded"),
     "reads-other-student": (lambda: _with_tensor_bytes(_probe(
         "open(COURSE + '/submitted/honest-1/" + A + "/" + A + ".ipynb').read()")),
-                            5, "graded"),
+                            FULL, "graded"),
     "network": (lambda: _with_tensor_bytes(_probe(
         "import socket\nsocket.create_connection(('127.0.0.1', PORT), timeout=2).close()")),
-                5, "graded"),
-    "assert-hook": (lambda: _with_tensor_bytes(HOOK + WRONG), 4, "graded"),
-    "monkeypatches": (lambda: _with_tensor_bytes(PATCHES + WRONG), 4, "graded"),
+                FULL, "graded"),
+    "assert-hook": (lambda: _with_tensor_bytes(HOOK + WRONG), FULL - 1, "graded"),
+    "monkeypatches": (lambda: _with_tensor_bytes(PATCHES + WRONG), FULL - 1, "graded"),
     "grading-env": (lambda: _with_tensor_bytes(_correct_unless(
-        "__import__('os').environ.get('NBGRADER_EXECUTION') is not None")), 5, "graded"),
-    "edited-test": (_edited_test, 4, "tampered"),
-    "deleted-test": (_deleted_test, 3, "tampered"),
-    "duplicated-test-cell": (_duplicated_test_cell, 3, "tampered"),
+        "__import__('os').environ.get('NBGRADER_EXECUTION') is not None")), FULL, "graded"),
+    "edited-test": (_edited_test, FULL - 1, "tampered"),
+    "deleted-test": (_deleted_test, FULL - 2, "tampered"),
+    "duplicated-test-cell": (_duplicated_test_cell, FULL - 2, "tampered"),
     "torch-warning": (lambda: _with_tensor_bytes(
         "import warnings\nwarnings.warn('a harmless warning', UserWarning)\n"
         "torch.tensor([1.0]).storage()  # torch's own TypedStorage UserWarning\n" + CORRECT),
-                      5, "graded"),
+                      FULL, "graded"),
 }
 RAW_FILES = {  # student → (file content, file name): written byte for byte
     "truncated-json": (None, f"{A}.ipynb"),
@@ -168,8 +170,8 @@ RAW_EXPECTED = {
     "truncated-json": (0, "invalid notebook"),
     "empty-notebook": (0, "invalid notebook"),
     "empty-file": (0, "invalid notebook"),
-    "wrong-name": (5, "graded"),
-    "duplicated-ids": (3, "tampered"),
+    "wrong-name": (FULL, "graded"),
+    "duplicated-ids": (FULL - 2, "tampered"),
     "oversized": (0, "invalid notebook"),
     "link-to-answer-key": (0, "invalid notebook"),
 }
@@ -243,7 +245,7 @@ def test_each_submission_scores_what_it_deserves(graded, student):
         f"  {t['grade_id']} {t['points']}/{t['max_points']} {t['status']}: {t['message'][:300]}"
         for t in record["tests"])
     assert record["score"] == score, summary
-    assert record["max_score"] == 5
+    assert record["max_score"] == FULL
     if status is not None:
         assert record["status"] == status, summary
     else:
@@ -312,8 +314,8 @@ def test_interrupted_run_resumes_without_losing_or_duplicating_scores(tmp_path):
     course = Course(tmp_path / "course")
     course.add_assignment(A)
     slow = _with_tensor_bytes("import time\ntime.sleep(2)\n" + CORRECT)
-    students = {f"s{i}": (slow if i % 2 else _solution(), 5) for i in range(6)}
-    students["s5"] = (_with_tensor_bytes(WRONG), 4)
+    students = {f"s{i}": (slow if i % 2 else _solution(), FULL) for i in range(6)}
+    students["s5"] = (_with_tensor_bytes(WRONG), FULL - 1)
     for student, (notebook, _) in students.items():
         course.submit(student, A, notebook)
     records = course.root / "grades" / A

@@ -1,15 +1,19 @@
-"""The README's lab command, in a real browser: JupyterLab opens on notebooks/ and a
-calculator widget renders and recomputes when a slider moves.
+"""The README's lab command, in a real browser: JupyterLab opens on the student's working
+copy (workspace/, not the tracked notebooks/), greets a newcomer with no prompt about Jupyter
+news, and a calculator widget renders and recomputes when a slider moves.
 
-Runs `bash scripts/lab.sh` (the command a newcomer types) on a free port, then drives the
-student notebook in headless Chromium the way a student would: Shift+Enter cell by cell
-(a failing exercise cell must not stop the cells after it from running).
+Runs `bash scripts/lab.sh` (the command a newcomer types) on a free port, with the working
+copy and JupyterLab's user settings in fresh temporary folders (a first start; the working
+copy holds only the student's notebook 00, two of its three exercises solved), then drives
+that notebook in headless Chromium the way a student would: Shift+Enter cell by cell (the
+failing exercise cell must not stop the cells after it from running).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -18,12 +22,18 @@ import time
 import urllib.request
 from pathlib import Path
 
+import nbformat
 import pytest
+
+from autograder.course import perfect_submission, read_notebook, with_answer
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 NOTEBOOK = "00_napkin_math/00_napkin_math.ipynb"
 TOKEN = "ui-test-token"
+# What JupyterLab 4 asks on a first start unless its fetchNews setting says otherwise
+# (@jupyterlab/apputils-extension:announcements).
+NEWS_PROMPT = "Would you like to get notified about official Jupyter news?"
 
 pytestmark = [
     pytest.mark.slow,
@@ -32,19 +42,53 @@ pytestmark = [
 ]
 
 
+def _get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+def _has_outputs(notebook: Path) -> bool:
+    cells = json.loads(notebook.read_text())["cells"]
+    return any(c.get("outputs") for c in cells if c["cell_type"] == "code")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
+def _students_notebook() -> nbformat.NotebookNode:
+    """Notebook 00 with exercises 1 and 2 solved (the calculator runs the student's functions)
+    and exercise 3 as released, so its test cell fails."""
+    released = read_notebook(REPO / "notebooks" / NOTEBOOK)
+    unsolved = next(c.source for c in released.cells
+                    if c.metadata.get("nbgrader", {}).get("grade_id") == "max_trainable_params")
+    return with_answer(perfect_submission(Path(NOTEBOOK).stem), "max_trainable_params",
+                       unsolved)
+
+
 @pytest.fixture(scope="module")
-def lab_url(tmp_path_factory):
+def workspace(tmp_path_factory) -> Path:
+    """A working copy that holds, before the lab starts, the student's notebook 00; lab.sh
+    copies in the rest from the release."""
+    workspace = tmp_path_factory.mktemp("student") / "workspace"
+    (workspace / NOTEBOOK).parent.mkdir(parents=True)
+    nbformat.write(_students_notebook(), workspace / NOTEBOOK)
+    return workspace
+
+
+@pytest.fixture(scope="module")
+def lab_url(tmp_path_factory, workspace):
     port = _free_port()
     log = tmp_path_factory.mktemp("lab") / "lab.log"
-    # Fresh runtime and workspace folders: a newcomer's first start, with no layout restored.
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(log.parent / "runtime"),
-               JUPYTERLAB_WORKSPACES_DIR=str(log.parent / "workspaces"))
+    # A newcomer's first start: a fresh working copy (not this checkout's workspace/), no
+    # layout restored, no settings chosen before (a "No" to the news prompt in ~/.jupyter
+    # would hide it).
+    env = dict(os.environ, LAB_WORKSPACE=str(workspace),
+               JUPYTER_RUNTIME_DIR=str(log.parent / "runtime"),
+               JUPYTERLAB_WORKSPACES_DIR=str(log.parent / "workspaces"),
+               JUPYTERLAB_SETTINGS_DIR=str(log.parent / "user-settings"))
     with log.open("w") as out:
         server = subprocess.Popen(
             ["bash", "scripts/lab.sh", "--no-browser", f"--port={port}", "--ip=127.0.0.1",
@@ -83,17 +127,42 @@ def browser():
         chromium.close()
 
 
-def test_lab_opens_on_the_student_notebooks(lab_url, browser):
+def test_lab_opens_on_the_working_copy_without_a_news_prompt(lab_url, browser, workspace):
+    released = sorted(p.relative_to(REPO / "notebooks") for p in REPO.glob("notebooks/*/*.ipynb"))
+    assert sorted(p.relative_to(workspace) for p in workspace.glob("*/*.ipynb")) == released
+    theirs = json.loads(nbformat.writes(_students_notebook()))
+    assert json.loads((workspace / NOTEBOOK).read_text()) == theirs  # lab.sh kept their work
     page = browser.new_page()
     page.goto(f"{lab_url}/lab?token={TOKEN}")
     listing = page.locator(".jp-DirListing-content")
     listing.get_by_text("00_napkin_math").wait_for(timeout=60_000)
     listing.get_by_text("01_tensors_and_memory").wait_for(timeout=10_000)
+    page.wait_for_timeout(5_000)  # with news on, the prompt shows with the file listing
+    assert page.get_by_text(NEWS_PROMPT).count() == 0, (
+        "JupyterLab asks about Jupyter news: scripts/lab-config/ did not turn news off")
     page.close()
+    settings = _get_json(f"{lab_url}/lab/api/settings/@jupyterlab/apputils-extension:"
+                         f"notification?token={TOKEN}")["schema"]["properties"]
+    assert settings["fetchNews"]["default"] == "false"
+    assert settings["checkForUpdates"]["default"] is False
+    with urllib.request.urlopen(f"{lab_url}/lab?token={TOKEN}", timeout=10) as response:
+        page_config = re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>',
+                                response.read().decode(), re.S).group(1)
+    assert json.loads(page_config)["news"] == {"disabled": True}  # LabApp.news_url is None
 
 
-def test_calculator_widget_renders_and_updates(lab_url, browser, tmp_path):
-    cells = json.loads((REPO / "notebooks" / NOTEBOOK).read_text())["cells"]
+def test_the_news_prompt_text_is_jupyterlabs():
+    """The prompt is looked for by its text; were the text to change, the check above would
+    pass whatever the settings."""
+    from jupyterlab.commands import get_app_dir
+
+    static = Path(get_app_dir()) / "static"
+    assert any(NEWS_PROMPT in js.read_text(errors="replace") for js in static.glob("*.js"))
+
+
+def test_calculator_widget_renders_and_updates(lab_url, browser, workspace, tmp_path):
+    released = (REPO / "notebooks" / NOTEBOOK).read_bytes()
+    cells = json.loads((workspace / NOTEBOOK).read_text())["cells"]
     widget_cell = next(i for i, c in enumerate(cells) if "calculator(" in "".join(c["source"]))
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.goto(f"{lab_url}/lab/tree/{NOTEBOOK}?token={TOKEN}")
@@ -119,4 +188,12 @@ def test_calculator_widget_renders_and_updates(lab_url, browser, tmp_path):
         "([el, text]) => el.innerText !== text", arg=[result.element_handle(), before],
         timeout=30_000)
     page.screenshot(path=str(tmp_path / "calculator.png"), full_page=False)
+    # Saving writes the outputs into the working copy; the tracked release stays as it was.
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.keyboard.press("Control+s")
+    deadline = time.time() + 30
+    while not _has_outputs(workspace / NOTEBOOK):
+        assert time.time() < deadline, "the notebook was not saved into the working copy"
+        time.sleep(0.5)
+    assert (REPO / "notebooks" / NOTEBOOK).read_bytes() == released
     page.close()

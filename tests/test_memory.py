@@ -50,3 +50,32 @@ def test_allocator_delta_matches_estimate_on_cuda():
         x = torch.empty(1024, 1024, device="cuda")
     assert delta.allocated == x.numel() * 4
     assert delta.peak >= delta.allocated
+
+
+def test_cpu_allocations_of_new_tensors_match_their_bytes():
+    with memory.cpu_allocated_delta() as fresh:
+        kept = [torch.zeros(4, 8), torch.ones(1000, dtype=torch.bool)]
+    assert fresh.allocated == 4 * 8 * 4 + 1000
+    assert len(kept) == 2
+
+
+def test_views_allocate_nothing_and_advanced_indexing_copies():
+    big = torch.randn(100, 100)
+    with memory.cpu_allocated_delta() as view:
+        row = big[3]
+    with memory.cpu_allocated_delta() as gathered:
+        rows = big[[0, 5, 9]]
+    with memory.cpu_allocated_delta() as meta:
+        huge = torch.empty(49152, 12288, device="meta")
+    assert view.allocated == 0 and row.shape == (100,)
+    assert gathered.allocated == 3 * 100 * 4 and rows.shape == (3, 100)
+    assert meta.allocated == 0 and huge.numel() == 49152 * 12288
+
+
+def test_temporaries_count_in_total_but_not_in_the_net(capfd):
+    big = torch.randn(100, 100)
+    with memory.cpu_allocated_delta() as picked:
+        rows = big[torch.tensor([0, 5, 9])]   # the index tensor is created, then freed
+    assert picked.allocated == rows.numel() * 4
+    assert picked.total == picked.allocated + 3 * 8
+    assert "profiler" not in capfd.readouterr().err   # torch's start/stop log lines are dropped

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import statistics
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import torch
+from nbval.plugin import get_sanitize_patterns
 from torch.utils import benchmark as torch_benchmark
 
 from lecture_utils.timing import Timing, benchmark, compare, format_seconds
@@ -202,18 +205,38 @@ def test_timing_statistics_and_str() -> None:
     assert timing.mean == pytest.approx(3e-3)
     # statistics.quantiles (exclusive method) of 1..5 gives 1.5 and 4.5.
     assert timing.iqr == pytest.approx(3e-3)
-    text = str(timing)
-    assert text.startswith("matmul 512: 3.00 ms")
-    assert "5 blocks × 8 calls" in text
+    # Median and IQR are named, not written "3.00 ms ± 3.00 ms", which reads as a half-width.
+    assert str(timing) == "matmul 512: median 3.00 ms, IQR 3.00 ms (5 blocks × 8 calls)"
 
     single = Timing(label="", times=(2e-6,), calls_per_block=1, device="cpu")
     assert single.iqr == 0.0
-    assert "µs" in str(single)
+    assert str(single) == "median 2.00 µs, IQR 0 s (1 block × 1 call)"
 
     with pytest.raises(dataclasses.FrozenInstanceError):
         timing.label = "other"  # type: ignore[misc]
     with pytest.raises(ValueError):
         Timing(label="empty", times=(), calls_per_block=1, device="cpu")
+
+
+def _nbval_sanitize(text: str) -> str:
+    """``text`` as nbval sees it with the suite's --nbval-sanitize-with file."""
+    config = (Path(__file__).parent / "nbval_sanitize.cfg").read_text(encoding="utf-8")
+    for regex, replace in get_sanitize_patterns(config):  # in file order, as nbval applies them
+        text = re.sub(regex, replace, text)
+    return text
+
+
+def test_printed_timings_compare_equal_under_nbval_sanitising() -> None:
+    # A notebook cell that prints a Timing must replay under nbval on any machine: the times
+    # and the block and call counts benchmark() chose all vary, the wording does not.
+    # 26 blocks 9 µs apart around 5.75 ms; the quartiles lie 13.5 steps apart: IQR 121.5 µs.
+    here = Timing(label="train step", times=[5.75e-3 + 9e-6 * (i - 13) for i in range(26)],
+                  calls_per_block=2, device="cpu")
+    there = Timing(label="train step", times=(31e-6, 35e-6), calls_per_block=64, device="cuda")
+    once = Timing(label="train step", times=(1.5,), calls_per_block=1, device="cpu")
+    assert str(here) == "train step: median 5.75 ms, IQR 122 µs (26 blocks × 2 calls)"
+    sanitized = {_nbval_sanitize(str(t)) for t in (here, there, once)}
+    assert sanitized == {"train step: median TIME, IQR TIME (BLOCKS × CALLS)"}
 
 
 def _fixed(label: str, seconds: float) -> Timing:

@@ -1,7 +1,7 @@
 import subprocess
 import sys
 
-from lecture_utils import napkin, widgets
+from lecture_utils import widgets
 
 
 def test_calculator_recomputes_when_a_control_changes():
@@ -9,7 +9,7 @@ def test_calculator_recomputes_when_a_control_changes():
     mfu = widgets.slider("MFU", 0.5, 0.05, 1.0, 0.05)
 
     def days(n_gpus, mfu):
-        return {"days": f"{napkin.training_days(6.3e24, n_gpus, 989.5e12, mfu):.1f}"}
+        return {"days": f"{6.3e24 / (n_gpus * 989.5e12 * mfu) / 86400:.1f}"}
 
     box = widgets.calculator(days, {"n_gpus": gpus, "mfu": mfu}, title="Training time")
     output = box.children[-1]
@@ -24,6 +24,17 @@ def test_calculator_shows_errors_in_place():
     assert box.children[-1].value == "1.0"
     box.children[0].value = 0
     assert "ZeroDivisionError" in box.children[-1].value
+
+
+def test_calculator_names_the_unfinished_exercises():
+    def unfinished(x):
+        raise NotImplementedError()
+
+    box = widgets.calculator(unfinished, {"x": widgets.slider("x", 1, 0, 2, 1)},
+                             uses_exercises=(1, 2))
+    assert box.children[-1].value == "Finish exercises 1 and 2 above to see this."
+    plain = widgets.calculator(unfinished, {"x": widgets.slider("x", 1, 0, 2, 1)})
+    assert "Finish the exercises above" in plain.children[-1].value
 
 
 def test_log_slider_spans_orders_of_magnitude_and_choice_maps_labels():

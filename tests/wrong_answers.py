@@ -52,5 +52,24 @@ WRONG_ANSWERS: dict[str, dict[str, list[str]]] = {
             # the storage's size in elements, not bytes
             "def storage_bytes(x):\n    return x.storage().size()\n",
         ],
+        "adamw_bytes_per_param": [
+            # forgets the second moment v
+            "def adamw_bytes_per_param(param_dtype, grad_dtype, master_dtype=None,\n"
+            "                          state_dtype=torch.float32):\n"
+            "    master = 0 if master_dtype is None else master_dtype.itemsize\n"
+            "    return param_dtype.itemsize + grad_dtype.itemsize + master"
+            " + state_dtype.itemsize\n",
+            # always counts a 4-byte master copy, even when there is none
+            "def adamw_bytes_per_param(param_dtype, grad_dtype, master_dtype=None,\n"
+            "                          state_dtype=torch.float32):\n"
+            "    return param_dtype.itemsize + grad_dtype.itemsize + 4"
+            " + 2 * state_dtype.itemsize\n",
+            # keeps the moments in the weights' dtype, ignoring state_dtype
+            "def adamw_bytes_per_param(param_dtype, grad_dtype, master_dtype=None,\n"
+            "                          state_dtype=torch.float32):\n"
+            "    master = 0 if master_dtype is None else master_dtype.itemsize\n"
+            "    return param_dtype.itemsize + grad_dtype.itemsize + master"
+            " + 2 * param_dtype.itemsize\n",
+        ],
     },
 }

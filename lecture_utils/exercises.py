@@ -1,0 +1,38 @@
+"""Demos that use the student's own solutions.
+
+A demo cell that calls a graded function runs inside ``uses_exercise(n)``. Until exercise ``n``
+is written, its stub raises NotImplementedError: the cell then says which exercise to finish,
+instead of failing, so "Run All" on a fresh student notebook still reaches the end. The
+solutions themselves never live in ``lecture_utils``: a demo shows what *your* function gives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+def _names(numbers: tuple[int, ...]) -> str:
+    words = [str(n) for n in numbers]
+    joined = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    return f"exercise{'s' if len(words) > 1 else ''} {joined}"
+
+
+def unfinished_message(*numbers: int) -> str:
+    return f"Finish {_names(numbers)} above to see this."
+
+
+@contextmanager
+def uses_exercise(*numbers: int) -> Iterator[None]:
+    """Run a demo built on the solutions of exercises ``numbers``; report, don't fail, when one
+    is unfinished (NotImplementedError) or gives another result than the lecture's (an
+    ``assert`` in the demo)."""
+    if not numbers:
+        raise ValueError("name the exercise(s) this demo uses, e.g. uses_exercise(2)")
+    try:
+        yield
+    except NotImplementedError:
+        print(unfinished_message(*numbers))
+    except AssertionError:
+        print(f"This demo expected the lecture's numbers, and your {_names(numbers)} gave "
+              "something else: run the test cells above to see what is off.")

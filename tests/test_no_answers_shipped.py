@@ -1,0 +1,91 @@
+"""No graded exercise's solution ships in `lecture_utils`, which every student imports.
+
+Two ways an answer could leak: a helper under the exercise's own name (the student writes
+`training_days = helpers.training_days`), or any helper that happens to compute the same thing.
+The second test tries every public callable of the package in place of each solution and
+runs that exercise's checks, hidden ones included: none may pass them all.
+
+Mutation used to check this test: put `def training_days(total_flops, n_gpus, peak, mfu)`
+(the solution) back into a `lecture_utils` module; both tests fail.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import pkgutil
+
+import pytest
+import torch
+
+import lecture_utils
+from autograder.course import assignments, instructor_notebook
+from autograder.spec import load_spec
+from lecture_utils.checks import evaluate, judge
+
+MODULES = [importlib.import_module(f"lecture_utils.{m.name}")
+           for m in pkgutil.iter_modules(lecture_utils.__path__)]
+
+
+def _helpers() -> dict[str, object]:
+    found = {}
+    for module in MODULES:
+        for name, value in vars(module).items():
+            if callable(value) and not name.startswith("_") and \
+                    getattr(value, "__module__", "").startswith("lecture_utils"):
+                found[f"{module.__name__}.{name}"] = value
+    return found
+
+
+def _exercises() -> list[tuple[str, str, str]]:
+    """(assignment, solution grade_id, test grade_id) for every graded exercise."""
+    found = []
+    for assignment in assignments():
+        spec = load_spec(instructor_notebook(assignment))
+        for solution_id in sorted(spec.solution_ids):
+            if f"test_{solution_id}" in spec.checks:
+                found.append((assignment, solution_id, f"test_{solution_id}"))
+    return found
+
+
+EXERCISES = _exercises()
+
+
+def test_there_are_exercises_and_helpers_to_compare():
+    assert len(EXERCISES) >= 7 and len(_helpers()) >= 20
+
+
+@pytest.mark.parametrize(("assignment", "solution", "test"), EXERCISES)
+def test_no_helper_carries_an_exercise_name(assignment, solution, test):
+    owners = [m.__name__ for m in MODULES if hasattr(m, solution)]
+    assert not owners, f"{solution} (a graded answer of {assignment}) is defined in {owners}"
+
+
+@pytest.mark.parametrize(("assignment", "solution", "test"), EXERCISES)
+def test_no_helper_passes_an_exercises_checks(assignment, solution, test, capsys):
+    cases = load_spec(instructor_notebook(assignment)).checks[test].cases
+    passing = []
+    for qualified, helper in _helpers().items():
+        namespace = {"torch": torch, "math": math, solution: helper}
+        if all(judge(case, evaluate(case, namespace)) is None for case in cases):
+            passing.append(qualified)
+    capsys.readouterr()  # helpers called with odd arguments may print; that is fine
+    assert not passing, f"{passing} pass every check of {solution}: the answer ships to students"
+
+
+def test_the_comparison_would_catch_a_leaked_solution():
+    # The same judging, fed the instructor's solution, must pass: otherwise the test above
+    # could pass for the wrong reason (e.g. checks that nothing can satisfy).
+    for assignment, solution, test in EXERCISES:
+        notebook = instructor_notebook(assignment)
+        spec = load_spec(notebook)
+        namespace = {"torch": torch, "math": math}
+        import nbformat
+
+        for cell in nbformat.read(notebook, as_version=4).cells:
+            if cell.metadata.get("nbgrader", {}).get("grade_id") == solution:
+                exec(cell.source, namespace)  # noqa: S102 - our own solution cell
+        assert inspect.isfunction(namespace[solution])
+        cases = spec.checks[test].cases
+        assert all(judge(c, evaluate(c, namespace)) is None for c in cases), solution
