@@ -4,7 +4,8 @@
   ``nbgrader generate_feedback`` work as after a stock autograde;
 - ``autograded/<student>/<assignment>/<notebook>.ipynb``: the submission with each test cell
   restored to its released form (no hidden tests) and its output set to our verdict, which
-  is what ``generate_feedback`` renders;
+  is what ``generate_feedback`` renders; sanitised (``autograder.sanitize``), because
+  formgrader shows it in the instructor's Jupyter session and the feedback is made from it;
 - ``grades/<assignment>/<student>.json``: the same record ``python -m autograder check``
   writes, plus a fingerprint that lets a rerun skip work already done;
 - ``grades/<assignment>.csv``: one row per student, one column per question.
@@ -28,6 +29,7 @@ from typing import Any
 import nbformat
 
 from autograder.results import INVALID, PASSED, TAMPERED, NotebookResult
+from autograder.sanitize import note_cell, numbered_notes, plain_text, sanitize_notebook
 from autograder.spec import AssignmentSpec
 
 
@@ -74,6 +76,7 @@ def save_grades(gradebook: Any, result: NotebookResult, notebook_id: str,
 
 
 def _verdict_outputs(status: str, message: str) -> list[Any]:
+    message = plain_text(message)  # it may quote the student's values: no terminal escapes
     if status == PASSED:
         return [nbformat.v4.new_output("stream", name="stdout", text=message + "\n")]
     return [nbformat.v4.new_output("error", ename=f"Grader ({status})", evalue=message,
@@ -82,7 +85,11 @@ def _verdict_outputs(status: str, message: str) -> list[Any]:
 
 def write_autograded(target: Path, submitted: Path, result: NotebookResult,
                      spec: AssignmentSpec) -> None:
-    """The notebook ``generate_feedback`` turns into the student's feedback page."""
+    """The notebook ``generate_feedback`` turns into the student's feedback page, and
+    formgrader shows. It is sanitised here, the one place the grader writes what people
+    open: whatever the submission holds that could run in a browser is removed, and if any
+    was, a note at the top of the notebook and in ``result.message`` (so in the JSON record,
+    written after this) says what; the score is unchanged."""
     if result.status == INVALID:  # not read again (it may be huge): the page says why
         notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
             f"**This submission could not be graded:** {result.message}. It scores 0.")])
@@ -91,10 +98,13 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
             notebook = nbformat.reads(submitted.read_text(encoding="utf-8"), as_version=4)
         except Exception:  # unreadable after all: an empty page with the verdicts
             notebook = nbformat.v4.new_notebook()
+    # first, so that what follows reads well-formed cells whatever the student's JSON held
+    removed = sanitize_notebook(notebook, grade_ids=set(spec.checks) | spec.solution_ids)
+    # (the verdicts added below are the grader's own plain-text outputs)
     verdicts = {t.grade_id: t for t in result.tests}
     cells, seen = [], set()
     for cell in notebook.cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id in seen:  # a duplicated graded cell: keep only the first
             continue
         if grade_id:
@@ -108,9 +118,17 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
                 cell.outputs = _verdict_outputs(test.status, test.message)
         cells.append(cell)
     notebook.cells = cells
+    if removed:
+        notes = numbered_notes(removed, cells, number_from=2)  # the note becomes cell 1
+        notebook.cells.insert(0, note_cell(notes))
+        note = "content that could run in a browser was removed from the autograded " \
+            "notebook (score unchanged): " + "; ".join(notes)
+        result.message = "; ".join(m for m in (result.message, note) if m)
     _atomic_write(target, nbformat.writes(notebook))
     stamp = submitted.parent / "timestamp.txt"
-    if stamp.exists():
+    # copied only as a small plain file: a link could point at the answer key, and
+    # generate_feedback copies every file here into the feedback students receive
+    if stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size < 1024:
         shutil.copy(stamp, target.parent / "timestamp.txt")
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import torch
 
-from lecture_utils.device import synchronize
+from lecture_utils.device import get_device, synchronize
 
 __all__ = ["Timing", "benchmark", "compare", "format_seconds"]
 
@@ -114,9 +114,9 @@ def format_seconds(seconds: float) -> str:
 
 
 def _resolve_device(device: torch.device | str | None) -> torch.device:
-    if device is None:
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    resolved = torch.device(device)
+    # None is the notebooks' device ($LECTURE_DEVICE, else CUDA > MPS > CPU), so the timer
+    # synchronises with whatever the work was put on, MPS included.
+    resolved = get_device() if device is None else torch.device(device)
     if resolved.type not in _SUPPORTED_DEVICES:
         raise ValueError(f"benchmark supports devices {_SUPPORTED_DEVICES}, got {str(resolved)!r}")
     return resolved
@@ -172,7 +172,8 @@ def benchmark(
         fn: Zero-argument callable doing the work (e.g. ``lambda: a @ b``).
         label: Name shown when the result is printed or compared.
         device: Where ``fn`` runs; decides how to synchronise and which clock to use.
-            ``None`` means "cuda" if available, else "cpu".
+            ``None`` means the notebooks' device, ``lecture_utils.device.get_device()``:
+            $LECTURE_DEVICE if set, else CUDA, else MPS, else CPU.
         warmup: Untimed calls first, to pay one-off costs (allocation, kernel selection,
             lazy initialisation, caches).
         min_run_time: Keep measuring blocks until this many seconds were measured.

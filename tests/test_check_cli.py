@@ -10,9 +10,11 @@ import sys
 
 import nbformat
 import pytest
+from giveaways import WRONG_NUMBER, answering_everything_with, hidden_giveaways
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.course import REPO, perfect_submission, with_answer
+from autograder.course import REPO, instructor_notebook, perfect_submission, with_answer
+from autograder.spec import load_spec
 
 NB = "00_napkin_math"
 
@@ -120,3 +122,37 @@ def test_check_works_unsandboxed_where_there_is_no_proc(tmp_path):
     assert "returned 32; expected 128" in run.stdout
     left = subprocess.run(["pgrep", "-f", f"sleep {marker}$"], capture_output=True, text=True)
     assert left.stdout == ""
+
+
+@pytest.mark.slow
+def test_zero_score_exits_0_and_shows_no_hidden_value(tmp_path):
+    """Grading happened, so the exit status is 0 even for 0 points; and neither the table,
+    the details below it nor the JSON show a hidden case's call or expected value.
+    Kills: an exit status that follows the score, and judge.py appending ``case.expect`` to a
+    hidden failure (see tests/test_grader_mutants.py)."""
+    mine = tmp_path / f"{NB}.ipynb"
+    nbformat.write(answering_everything_with(NB, WRONG_NUMBER), mine)
+    report = tmp_path / "report.json"
+    run = _check(str(mine), "--json", str(report))
+    assert run.returncode == 0, run.stderr
+    data = json.loads(report.read_text())
+    assert data["score"] == 0 < data["max_score"]
+    assert f"score: 0/{data['max_score']:g}" in run.stdout
+    assert "hidden check 5 failed" in run.stdout  # every hidden check failed, so each could leak
+    giveaways = hidden_giveaways(load_spec(instructor_notebook(NB)))
+    for where, text in (("stdout", run.stdout), ("json", report.read_text())):
+        assert [g for g in giveaways if g in text] == [], where
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_json_that_cannot_be_written_after_grading_exits_2(tmp_path):
+    """/dev/full passes the check made before grading (its folder exists) and fails the write
+    (ENOSPC). Kills: ``return 0`` (or a traceback) when ``write_json`` raises."""
+    mine = tmp_path / "mine.ipynb"
+    nbformat.write(perfect_submission(NB), mine)
+    run = _check(str(mine), "--json", "/dev/full")
+    assert run.returncode == 2
+    assert "score: 4/4" in run.stdout  # graded and shown first
+    assert run.stderr == ("autograder: /dev/full: could not write the JSON report (No space "
+                          "left on device); the table above is the result\n")

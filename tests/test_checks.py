@@ -173,3 +173,44 @@ def test_a_kernel_shows_the_failure_list_without_the_checkers_frames(tmp_path):
     assert (failed.ename, failed.evalue) == ("CheckFailed", failure_report(FAILURES, 3))
     assert control.ename == "TypeError"
     assert "checks.py" in _ANSI.sub("", "\n".join(control.traceback))
+
+
+# --- comparisons a broken grader would get wrong ------------------------------------------------
+# Each test names the mutants of lecture_utils/checks.py it kills; tests/test_grader_mutants.py
+# says how to plant one in a copy and run a test against it.
+
+
+def test_default_tolerance_rejects_a_one_in_a_million_slip():
+    """Kills: ``DEFAULT_REL = 1e-4`` (or any default above ~1e-7): a result off by 1 ppm, e.g.
+    a rounded constant, would pass a case written without an explicit ``rel``."""
+    assert judge(Case("f()", 1_000_000), Outcome(value=1_000_001)) is not None
+    assert judge(Case("f()", 6.3e24), Outcome(value=6.3e24 * (1 + 1e-6))) is not None
+    assert judge(Case("f()", 143.9265938), Outcome(value=143.9266)) is not None
+    # float noise from another formula order still passes
+    assert judge(Case("f()", 6.3e24), Outcome(value=6 * 70e9 * 15e12)) is None
+    assert judge(Case("f()", 0.1 + 0.2), Outcome(value=0.3)) is None
+
+
+def test_nan_expectation_accepts_only_nan():
+    """Kills: ``if math.isnan(expect): return None`` (a nan case passed by any number)."""
+    nan = float("nan")
+    for got in (0.0, 1.0, -1.0, float("inf"), 1e300, 7):
+        message = judge(Case("f()", nan), Outcome(value=got))
+        assert message is not None and "expected nan" in message, got
+    assert judge(Case("f()", [1.0, nan]), Outcome(value=[1.0, 2.0])) is not None
+    assert judge(Case("f()", [1.0, nan]), Outcome(value=[1.0, nan])) is None
+    assert judge(Case("f()", 1.0), Outcome(value=nan)) is not None  # nor nan a number
+
+
+def test_tensors_keep_their_shape():
+    """Kills: ``to_plain`` flattening tensors (``.flatten().tolist()``) or reducing them
+    (``.sum().item()``): a transposed or reshaped result would then pass."""
+    assert to_plain(torch.tensor([[1, 2], [3, 4]])) == [[1, 2], [3, 4]]
+    assert to_plain(torch.arange(8).reshape(2, 2, 2)) == [[[0, 1], [2, 3]], [[4, 5], [6, 7]]]
+    assert to_plain(torch.zeros(2, 0)) == [[], []]
+    assert to_plain((torch.ones(1, 2), torch.tensor(3))) == [[[1.0, 1.0]], 3]
+    case = Case("f()", [[1, 2], [3, 4]])
+    assert judge(case, evaluate(case, {"f": lambda: torch.tensor([[1, 2], [3, 4]])})) is None
+    for wrong in (torch.tensor([[1, 3], [2, 4]]), torch.tensor([1, 2, 3, 4]),
+                  torch.tensor([[4, 3], [2, 1]])):
+        assert judge(case, evaluate(case, {"f": lambda w=wrong: w})) is not None, wrong

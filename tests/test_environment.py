@@ -7,11 +7,13 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parent.parent
-CONDA_NAMES = {"pytorch": "torch"}  # conda-forge's name → PyPI's name
+# conda-forge's name → PyPI's name (with the extras that conda package stands for)
+CONDA_NAMES = {"pytorch": "torch", "bleach-with-css": "bleach[css]"}
 
 
 def _split(requirement: str) -> tuple[str, str]:
-    name, spec = re.match(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$", requirement).groups()
+    name, spec = re.match(r"^\s*([A-Za-z0-9_.\-]+(?:\[[a-z,]+\])?)\s*(.*)$",
+                          requirement).groups()
     return name.lower(), spec.replace(" ", "")
 
 

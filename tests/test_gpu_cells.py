@@ -19,12 +19,30 @@ def shell():
     return ip
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the skip path without CUDA")
-def test_cell_is_skipped_cleanly_without_cuda(shell, capsys):
-    result = shell.run_cell("%%gpu_only\nran_the_gpu_cell = True\n")
-    assert result.success
-    assert gpu_cells.SKIP_MESSAGE in capsys.readouterr().out
-    assert "ran_the_gpu_cell" not in shell.user_ns
+BODY = "%%gpu_only\nbody_ran = True\nraise RuntimeError('the body ran')\n"
+
+
+def test_without_cuda_the_body_never_runs_and_the_skip_is_said(shell, capsys, monkeypatch):
+    """On any machine (CUDA faked absent): the cell succeeds, prints the skip line and nothing
+    else, and no statement of its body ran. Kills: ``gpu_only`` running the body without CUDA,
+    with or without the skip line."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    shell.user_ns.pop("body_ran", None)
+    capsys.readouterr()
+    result = shell.run_cell(BODY)
+    assert result.success, result.error_in_exec
+    assert capsys.readouterr().out == gpu_cells.SKIP_MESSAGE + "\n"
+    assert "body_ran" not in shell.user_ns
+
+
+def test_with_cuda_the_body_runs_and_its_errors_fail_the_cell(shell, monkeypatch):
+    """The other branch, on any machine (CUDA faked present; the body needs no GPU).
+    Kills: ``gpu_only`` always skipping, or swallowing the body's errors."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    shell.user_ns.pop("body_ran", None)
+    result = shell.run_cell(BODY)
+    assert shell.user_ns["body_ran"] is True
+    assert isinstance(result.error_in_exec, RuntimeError)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")

@@ -1,11 +1,12 @@
 """Judging plain results outside the sandbox."""
 
 import pytest
+from giveaways import WRONG_NUMBER, hidden_giveaways
 
-from autograder.course import instructor_notebook
+from autograder.course import assignments, instructor_notebook
 from autograder.judge import judge_exercise, judge_submission
 from autograder.plan import Plan
-from autograder.spec import load_spec
+from autograder.spec import AssignmentSpec, GradedCheck, load_spec, parse_cases, strip_hidden
 
 A = "00_napkin_math"
 G = "test_training_flops"
@@ -56,3 +57,47 @@ def test_submission_status_prefers_runtime_problems_then_tampering(spec):
     assert {t.grade_id: t.status for t in tests}[G] == "tampered"
     _, status, _ = judge_submission(spec, plan, {"status": "timeout", "message": "x"})
     assert status == "timeout"
+
+
+# --- hidden checks never show their expected value ----------------------------------------------
+
+SECRET = '''check([
+    Case("f(1)", 2, "doubles"),
+    ### BEGIN HIDDEN TESTS
+    Case("f(0.5)", 424242.5, "halves"),
+    Case("g('x')", "hidden-answer-string"),
+    Case("h()", [31337, 27182]),
+    Case("k()", True, "a bool"),
+    ### END HIDDEN TESTS
+])'''
+
+
+def test_failed_hidden_checks_show_neither_their_call_nor_their_expected_value():
+    """Kills: a hidden failure's message carrying ``case.expect`` (``... failed (expected
+    {case.expect})``) or the whole visible-style message (call, result and expected value).
+    The earlier test above checks only the calls."""
+    cases, hidden = parse_cases(SECRET, "secret")
+    check = GradedCheck("t", 1.0, cases, hidden, strip_hidden(SECRET), {})
+    spec = AssignmentSpec("secret", checks={"t": check})
+    got = [3, 1.0, "nope", [1, 2], False]
+    message = judge_exercise(spec, "t", _outcomes(spec, got), {"status": "ok"}).message
+    assert message.startswith("5 of 5 checks failed:")
+    assert "f(1) returned 3; expected 2" in message  # visible: everything
+    for number, why in enumerate(["  [halves]", "", "", "  [a bool]"], start=1):
+        assert f"hidden check {number} failed{why}\n" in message + "\n"
+    for secret in ["424242", "hidden-answer-string", "31337", "27182", "f(0.5)", "g('x')",
+                   "h()", "k()", "True"]:
+        assert secret not in message, secret
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_no_hidden_value_of_the_course_reaches_a_failure_message(assignment):
+    """The same, for every real exercise answered with a number no case expects."""
+    spec = load_spec(instructor_notebook(assignment))
+    giveaways = hidden_giveaways(spec)
+    assert len(giveaways) >= 2 * len(spec.checks)
+    for grade_id, check in spec.checks.items():
+        outcomes = [{"value": WRONG_NUMBER}] * len(check.cases)
+        result = judge_exercise(spec, grade_id, outcomes, {"status": "ok"})
+        assert result.points == 0 and f"hidden check {sum(check.hidden)} failed" in result.message
+        assert [g for g in giveaways if g in result.message] == [], grade_id

@@ -8,7 +8,7 @@ import pytest
 
 from autograder.course import RELEASE, instructor_notebook, perfect_submission
 from autograder.plan import InvalidSubmission, plan_submission
-from autograder.spec import load_spec
+from autograder.spec import load_spec, needed_for_grading
 
 A = "01_tensors_and_memory"
 
@@ -109,3 +109,67 @@ def test_invalid_files(tmp_path, spec, content, problem):
     path.write_text(content)
     with pytest.raises(InvalidSubmission, match=problem):
         plan_submission(path, spec)
+
+
+# --- mutants of autograder/plan.py these kill (see tests/test_grader_mutants.py for how) -------
+
+
+def _released():
+    return nbformat.read(RELEASE / A / f"{A}.ipynb", as_version=4)
+
+
+def _retyped(cell_type):
+    def change(cell):
+        cell.cell_type = cell_type
+        for key in ("outputs", "execution_count"):
+            cell.pop(key, None)
+    return change
+
+
+@pytest.mark.parametrize("change", [
+    lambda cell: setattr(cell, "source", cell.source + "\nprint('all checks passed')"),
+    lambda cell: setattr(cell, "source", "tensor_bytes = lambda x: 128\n" + cell.source),
+    _retyped("raw"),
+    _retyped("markdown"),
+], ids=["line-appended", "line-prepended", "raw-cell", "markdown-cell"])
+def test_a_test_cell_with_a_line_added_or_another_type_is_edited(tmp_path, spec, change):
+    """Kills: the released source accepted when merely *contained* in the cell
+    (``normalise(check.student_source) in normalise(_source(cell))``), and the
+    ``cell_type != "code"`` test removed (a raw test cell is
+    never run, so its exercise would be reported as crashed, not tampered)."""
+    notebook = _released()
+    change(_cell(notebook, "test_tensor_bytes"))
+    plan = plan_submission(_write(tmp_path, notebook), spec)
+    assert plan.tampered == {"test_tensor_bytes": "its test cell was edited"}
+    assert "test_tensor_bytes" not in [s.get("cases") for s in plan.full_steps]
+
+
+def _demo_cells(notebook, spec):
+    """The released notebook's demo cells: instructor cells the fast plan skips unchanged."""
+    return [c for c in notebook.cells if c.cell_type == "code" and c.get("id") in
+            spec.instructor_cells and not needed_for_grading(c.source)]
+
+
+@pytest.mark.parametrize("change", [
+    lambda source: source + "\nestimate = 0",
+    lambda source: "estimate = 0\n" + source,
+    lambda source: source.replace("4", "5", 1),
+    lambda source: "estimate = 0",
+], ids=["line-appended", "line-prepended", "digit-changed", "replaced"])
+def test_a_changed_demo_cell_runs_in_the_fast_plan(tmp_path, spec, change):
+    """A demo cell the student edited (same cell id, other source) is the student's code now:
+    it runs even in the fast plan. Kills: demo cells matched by id alone
+    (``unchanged = original is not None``), or by containment of the instructor's source."""
+    notebook = _released()
+    demos = _demo_cells(notebook, spec)
+    assert len(demos) >= 5
+    fast = [s["cell"] for s in plan_submission(_write(tmp_path, notebook), spec).fast_steps
+            if "cell" in s]
+    assert not any(d.source in fast for d in demos)  # as released, every demo is skipped
+    edited = next(d for d in demos if "4" in d.source)
+    edited.source = change(edited.source)
+    plan = plan_submission(_write(tmp_path, notebook), spec)
+    fast = [s["cell"] for s in plan.fast_steps if "cell" in s]
+    assert edited.source in fast
+    assert [d.source for d in demos if d.source in fast] == [edited.source]
+    assert plan.tampered == {}

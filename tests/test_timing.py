@@ -14,7 +14,9 @@ import torch
 from nbval.plugin import get_sanitize_patterns
 from torch.utils import benchmark as torch_benchmark
 
-from lecture_utils.timing import Timing, benchmark, compare, format_seconds
+from lecture_utils import device as device_module
+from lecture_utils import timing as timing_module
+from lecture_utils.timing import Timing, _resolve_device, benchmark, compare, format_seconds
 
 # --- accuracy against torch.utils.benchmark -------------------------------------------------
 
@@ -271,9 +273,42 @@ def test_cpu_device_spellings(device: str | torch.device, one_thread: None) -> N
     assert timing.median > 0
 
 
-def test_default_device() -> None:
-    timing = benchmark(lambda: None, warmup=0, min_run_time=0.0, min_blocks=1)
-    assert timing.device == ("cuda" if torch.cuda.is_available() else "cpu")
+def _quick(fn: Callable[[], object] = lambda: None) -> Timing:
+    return benchmark(fn, warmup=0, min_run_time=0.0, min_blocks=1)
+
+
+def test_default_device_honours_lecture_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``device=None`` follows $LECTURE_DEVICE, as the notebooks' ``get_device()`` does.
+
+    Kills: ``_resolve_device(None)`` choosing "cuda" whenever CUDA is present (CUDA is faked
+    present here, so the bug shows on a CPU-only machine too).
+    """
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setenv(device_module.ENV_VAR, "cpu")
+    assert _resolve_device(None) == torch.device("cpu")
+    assert _quick().device == "cpu"
+
+
+def test_default_device_is_mps_on_a_mac_and_is_synchronised(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a Mac (MPS present, no CUDA, no $LECTURE_DEVICE) ``device=None`` is MPS, and every
+    timed block waits for MPS before the clock stops.
+
+    Kills: ``_resolve_device(None)`` ignoring MPS ("cuda" if available, else "cpu").
+    """
+    monkeypatch.delenv(device_module.ENV_VAR, raising=False)
+    monkeypatch.setattr(device_module, "available_devices", lambda: ["mps", "cpu"])
+    synchronised: list[str] = []
+    monkeypatch.setattr(timing_module, "synchronize",
+                        lambda where: synchronised.append(torch.device(where).type))
+    assert _resolve_device(None) == torch.device("mps")
+    assert _quick().device == "mps"
+    assert synchronised and set(synchronised) == {"mps"}
+
+
+def test_default_device_is_the_notebooks_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(device_module.ENV_VAR, raising=False)
+    assert _quick().device == device_module.get_device().type
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
