@@ -10,7 +10,7 @@ Two ways in:
   exactly (ignoring case and runs of whitespace) against each entry's ``device_names``. A name
   the table does not list (a CPU, an unknown GPU, a MIG slice, a 40 GB card when only the 80 GB
   one were listed) gives None, never a sibling's figures: ``peak_flops`` then returns None and
-  ``mfu`` returns None, meaning "undefined", rather than inventing a number or raising.
+  ``fraction_of_peak`` returns None, meaning "undefined", rather than inventing a number or raising.
 * ``gpu(name)`` takes a display name such as ``"H100 SXM"``, for notebooks that talk about a
   GPU they are not running on; an unknown name raises a KeyError listing the known ones.
 """
@@ -259,11 +259,13 @@ def device_peak_flops(
     return peak_flops(torch.cuda.get_device_name(device), dtype)
 
 
-def mfu(flops: float, seconds: float, peak_flops_per_sec: float | None) -> float | None:
-    """Achieved FLOP/s over peak FLOP/s; None (undefined) when there is no peak."""
-    if peak_flops_per_sec is None or peak_flops_per_sec <= 0 or seconds <= 0:
+def fraction_of_peak(flops_per_second: float, peak_flops_per_sec: float | None) -> float | None:
+    """An achieved rate as a fraction of the datasheet peak (that is the MFU when the FLOPs
+    are the model's); None (undefined) when there is no peak. It takes a rate, not FLOPs and
+    seconds, so it is not notebook 04's graded ``mfu``."""
+    if peak_flops_per_sec is None or peak_flops_per_sec <= 0 or flops_per_second < 0:
         return None
-    return flops / seconds / peak_flops_per_sec
+    return flops_per_second / peak_flops_per_sec
 
 
 def format_mfu(value: float | None) -> str:

@@ -77,8 +77,8 @@ def test_unknown_devices_have_no_entry_no_peak_and_undefined_mfu(device_name):
     for dtype in (torch.float32, torch.bfloat16, torch.float16):
         assert hardware.peak_flops(device_name, dtype) is None
     peak = hardware.peak_flops(device_name, torch.bfloat16)
-    assert hardware.mfu(1e12, 1.0, peak) is None
-    assert hardware.format_mfu(hardware.mfu(1e12, 1.0, peak)).startswith("undefined")
+    assert hardware.fraction_of_peak(1e12, peak) is None
+    assert hardware.format_mfu(hardware.fraction_of_peak(1e12, peak)).startswith("undefined")
 
 
 @pytest.mark.parametrize(
@@ -230,9 +230,9 @@ def test_cpu_device_has_no_peak():
 
 def test_mfu_lecture_examples():
     # The lecture's H100 run: ~0.80 of the fp32 datasheet peak.
-    assert hardware.mfu(53.6e12, 1.0, 67e12) == pytest.approx(0.8)
+    assert hardware.fraction_of_peak(53.6e12, 67e12) == pytest.approx(0.8)
     assert hardware.format_mfu(0.5) == "0.50"
-    assert hardware.mfu(1.0, 0.0, 1.0) is None
+    assert hardware.fraction_of_peak(1.0, 0.0) is None
 
 
 def test_unsupported_dtype_is_a_clear_error():

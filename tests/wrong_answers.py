@@ -4,6 +4,8 @@ Keyed by assignment, then by the solution cell's grade_id. The grading tests sub
 one alone (everything else correct) and expect it to lose exactly that exercise's points.
 """
 
+from answers import by_assignment
+
 WRONG_ANSWERS: dict[str, dict[str, list[str]]] = {
     "00_napkin_math": {
         "training_flops": [
@@ -73,3 +75,5 @@ WRONG_ANSWERS: dict[str, dict[str, list[str]]] = {
         ],
     },
 }
+
+WRONG_ANSWERS.update(by_assignment("WRONG"))  # notebooks 02 onwards: tests/answers/
