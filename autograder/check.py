@@ -4,16 +4,24 @@ The same engine as ``python -m autograder grade``, for one notebook: the instruc
 are read as data, the notebook's own cells run in a worker (sandboxed where bubblewrap is
 available; it is the reader's own code, so without it the worker runs unsandboxed), and
 the results are judged here. A renamed copy is recognised by its graded cells.
+
+The answer key is this repository's ``solutions/`` (``autograder.course``): ``check`` is the
+reader's tool, run in a clone; ``grade`` reads an nbgrader course's config instead. Trusts
+the repository; imports ``course``, ``notebook``, ``pipeline``, ``results``, ``sandbox`` and
+``spec``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.course import identify, instructor_notebook, read_notebook
-from autograder.grade import Submission, grade_submission
+from autograder.course import identify, instructor_notebook
+from autograder.limits import Limits
+from autograder.notebook import read_notebook
+from autograder.pipeline import Submission, grade_submission
 from autograder.results import NotebookResult
-from autograder.sandbox import Limits, Worker, sandbox_available
+from autograder.sandbox.bwrap import sandbox_available
+from autograder.sandbox.worker import Worker
 from autograder.spec import load_spec
 
 

@@ -7,7 +7,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from autograder.course import NotebookError
+from autograder.limits import DEFAULT_JOBS, GRADE_OPTIONS
+from autograder.notebook import NotebookError
+
+# The first line above is the command's --help description; below, for a reader of the
+# code: trusts its arguments only as far as argparse checks them; imports the commands
+# lazily (``check``, ``grade``, ``release``) so that ``--help`` is quick.
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -40,7 +45,8 @@ def _check(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from autograder.grade import GradeError, grade_assignment
-    from autograder.sandbox import Limits, sandbox_available
+    from autograder.limits import Limits
+    from autograder.sandbox.bwrap import sandbox_available
 
     if not args.unsandboxed:
         ok, why = sandbox_available()
@@ -50,8 +56,8 @@ def _grade(args: argparse.Namespace) -> int:
                   "run student code WITHOUT isolation (only for code you trust).",
                   file=sys.stderr)
             return 2
-    limits = Limits(cell_seconds=args.cell_timeout, submission_seconds=args.timeout,
-                    memory_bytes=int(args.memory_gb * 2**30))
+    limits = Limits(**{option.field: option.to_limit(getattr(args, option.field))
+                        for option in GRADE_OPTIONS})
     try:
         summary = grade_assignment(Path(args.course), args.assignment, jobs=args.jobs,
                                    limits=limits, sandbox=not args.unsandboxed,
@@ -122,14 +128,12 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("assignment", help="assignment name: a folder of the course's source "
                        "directory (in this repository, solutions/)")
     grade.add_argument("--course", default=".", help="course directory (default: here)")
-    grade.add_argument("--jobs", type=_positive(int), default=2,
-                       help="parallel workers (default 2)")
-    grade.add_argument("--cell-timeout", type=_positive(float), default=30.0, metavar="S",
-                       help="seconds one cell may run (default 30)")
-    grade.add_argument("--timeout", type=_positive(float), default=180.0, metavar="S",
-                       help="seconds one submission may run in all (default 180)")
-    grade.add_argument("--memory-gb", type=_positive(float), default=3.0, metavar="GB",
-                       help="memory one submission may use (default 3)")
+    grade.add_argument("--jobs", type=_positive(int), default=DEFAULT_JOBS,
+                       help=f"parallel workers (default {DEFAULT_JOBS})")
+    for option in GRADE_OPTIONS:  # defaults and help from autograder.limits
+        grade.add_argument(option.flag, dest=option.field, type=_positive(float),
+                           default=option.default, metavar=option.metavar,
+                           help=f"{option.help} (default {option.default:g})")
     grade.add_argument("--regrade", action="store_true",
                        help="grade again even submissions already graded and unchanged")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")

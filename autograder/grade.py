@@ -1,21 +1,18 @@
 """``python -m autograder grade ASSIGNMENT``: grade every submission of an nbgrader course.
 
-For each ``submitted/<student>/<assignment>/`` folder:
-
-1. ``plan``: read the notebook as data, detect tampered test cells, list the steps to run;
-2. ``sandbox``: run the student's cells in a sandboxed worker, and evaluate the instructor's
-   case expressions there, getting back plain JSON values;
-3. ``judge``: compare those values with the expected ones here, outside the sandbox;
-4. ``record``: write the gradebook, the autograded notebook, the JSON record and the CSV.
-
-Workers run in parallel (``--jobs``), each a sandbox with torch imported once. A rerun skips
+This is the batch: find ``submitted/<student>/<assignment>/`` folders, skip those already
+graded, send each of the rest through ``pipeline.grade_submission`` (plan -> sandbox ->
+judge) on parallel workers (``--jobs``, each a sandbox with torch imported once), and
+``record`` the results: gradebook, autograded notebook, JSON record, CSV. A rerun skips
 submissions whose JSON record matches the same submission, answer key and limits.
+
+Trusts the course directory and its config; student files are only hashed and handed to the
+pipeline. Imports the grader's modules and ``nbgrader`` (lazily).
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import queue
 import shutil
 import threading
@@ -25,9 +22,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.judge import judge_submission
-from autograder.nbgrader_course import nbgrader_env
-from autograder.plan import InvalidSubmission, plan_submission
+from autograder.course_dirs import CourseDirs, GradeError, alembic_on_path, source_notebook
+from autograder.limits import DEFAULT_JOBS, Limits
+from autograder.pipeline import Submission, grade_submission, grader_failure
 from autograder.record import (
     load_record,
     record_path,
@@ -36,60 +33,14 @@ from autograder.record import (
     write_csv,
     write_record,
 )
-from autograder.results import INVALID, NotebookResult, TestResult
-from autograder.sandbox import Limits, SandboxUnavailable, Worker
+from autograder.results import NotebookResult
+from autograder.sandbox.bwrap import SandboxUnavailable
+from autograder.sandbox.worker import Worker
 from autograder.spec import AssignmentSpec, load_spec
 
 GRADER_VERSION = "1"
-
-
-class GradeError(ValueError):
-    """The run cannot start (unknown assignment, no gradebook entry, no sandbox...)."""
-
-
-@dataclass
-class Submission:
-    student: str
-    folder: Path
-    path: Path | None  # None: no notebook at all
-    note: str = ""  # e.g. graded under another file name
-
-
-@dataclass
-class CourseDirs:
-    """The folders of an nbgrader course directory the grader needs, from its config
-    (not ``nbgrader_course.Course``, the throw-away course the tests build)."""
-
-    root: Path
-    source: Path
-    submitted: Path
-    autograded: Path
-    feedback: Path
-    db_url: str
-
-    @classmethod
-    def load(cls, root: Path) -> CourseDirs:
-        from nbgrader.coursedir import CourseDirectory
-        from traitlets.config import Config
-        from traitlets.config.loader import PyFileConfigLoader
-
-        root = root.resolve()
-        if not root.is_dir():
-            raise GradeError(f"{root}: no such course directory (give the folder that holds "
-                             "nbgrader_config.py with --course, or run from it)")
-        config = Config()
-        if (root / "nbgrader_config.py").exists():
-            config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-        directory = CourseDirectory(config=config)
-        directory.root = str(root)
-        return cls(
-            root=root,
-            source=root / directory.source_directory,
-            submitted=root / directory.submitted_directory,
-            autograded=root / directory.autograded_directory,
-            feedback=root / directory.feedback_directory,
-            db_url=directory.db_url,
-        )
+__all__ = ["GradeError", "Submission", "Summary", "fingerprint", "find_submissions",
+           "grade_assignment"]
 
 
 @dataclass
@@ -103,25 +54,6 @@ class Summary:
 
     def statuses(self) -> Counter:
         return Counter(r.status for r in self.graded)
-
-
-def source_notebook(course: CourseDirs, assignment: str) -> Path:
-    if not course.source.is_dir():
-        raise GradeError(
-            f"{course.root}: not an nbgrader course directory: it has no {course.source.name}/ "
-            "folder of instructor notebooks (nbgrader_config.py names it as "
-            "CourseDirectory.source_directory)")
-    if not (course.source / assignment).is_dir():
-        known = sorted(p.name for p in course.source.iterdir() if p.is_dir()
-                       and not p.name.startswith("."))
-        raise GradeError(f"{assignment!r} is not an assignment of {course.root}; the "
-                         f"assignments in {course.source}/ are: {', '.join(known) or 'none'}")
-    notebooks = sorted((course.source / assignment).glob("*.ipynb"))
-    if len(notebooks) != 1:
-        raise GradeError(
-            f"{course.source / assignment}: expected exactly one instructor notebook, found "
-            f"{len(notebooks)}")
-    return notebooks[0]
 
 
 def _linked(path: Path, submitted: Path) -> bool:
@@ -161,57 +93,16 @@ def fingerprint(submission: Submission, spec: AssignmentSpec, limits: Limits) ->
     return digest.hexdigest()
 
 
-def _needs_full_run(report: dict[str, Any]) -> bool:
-    """A name undefined in the fast run may live in a demo cell the fast plan skipped."""
-    return any("NameError" in (outcome.get("error") or "")
-               for outcomes in report.get("cases", {}).values() for outcome in outcomes)
-
-
-def grade_submission(worker: Worker, spec: AssignmentSpec, submission: Submission,
-                     assignment: str) -> NotebookResult:
-    result = NotebookResult(notebook=str(submission.path or submission.folder),
-                            assignment=assignment, student=submission.student)
-    try:
-        if submission.path is None:
-            raise InvalidSubmission(submission.note or "no notebook was submitted")
-        plan = plan_submission(submission.path, spec)
-    except InvalidSubmission as problem:
-        result.status, result.message = INVALID, str(problem)
-        result.tests = [TestResult(g, 0.0, c.points, INVALID, f"not graded: {problem}")
-                        for g, c in spec.checks.items()]
-        return result
-    report = worker.run(plan.fast_steps)
-    if _needs_full_run(report) and plan.full_steps != plan.fast_steps:
-        report = worker.run(plan.full_steps)
-    result.tests, result.status, result.message = judge_submission(spec, plan, report)
-    if submission.note:
-        result.message = "; ".join(m for m in (submission.note, result.message) if m)
-    return result
-
-
-def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
+def grade_assignment(course_root: Path, assignment: str, *, jobs: int = DEFAULT_JOBS,
                      limits: Limits | None = None, sandbox: bool = True, regrade: bool = False,
                      progress: bool = True) -> Summary:
-    from nbgrader.api import Gradebook, MissingEntry
-
+    """Grade every submission of ``assignment`` not yet graded (all with ``regrade``)."""
     limits = limits or Limits()
     course = CourseDirs.load(course_root)
     source_nb = source_notebook(course, assignment)
     notebook_id = source_nb.stem
     spec = load_spec(source_nb)
-    missing_entry = GradeError(
-        f"{assignment} is not in the gradebook ({course.db_url}); run "
-        f"`nbgrader generate_assignment {assignment}` in {course.root} first")
-    database = course.db_url.removeprefix("sqlite:///")
-    if course.db_url.startswith("sqlite:///") and not Path(database).exists():
-        raise missing_entry  # opening it would create an empty one
-    os.environ["PATH"] = nbgrader_env()["PATH"]  # opening the gradebook may run alembic
-    with Gradebook(course.db_url) as gradebook:
-        try:
-            gradebook.find_notebook(notebook_id, assignment)
-        except MissingEntry:
-            raise missing_entry from None
-
+    with _open_gradebook(course, assignment, notebook_id) as gradebook:
         summary = Summary(submitted=course.submitted)
         todo = []
         for submission in find_submissions(course, assignment, notebook_id):
@@ -225,21 +116,48 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = 2,
         started = time.perf_counter()
         for submission, key, result in _run_parallel(todo, spec, assignment, jobs, limits,
                                                      sandbox, progress):
-            save_grades(gradebook, result, notebook_id, _timestamp(submission))
-            if submission.path is not None:
-                folder = course.autograded / submission.student / assignment
-                write_autograded(folder / f"{notebook_id}.ipynb", submission.path, result, spec)
-            write_record(record_path(course.root, assignment, submission.student), result, key)
-            # Feedback written before this grading shows old scores (and, if stock autograde
-            # made it, hidden tests); generate_feedback skips folders that exist, so drop it.
-            stale = course.feedback / submission.student / assignment
-            if stale.is_dir():
-                shutil.rmtree(stale)
-                summary.stale_feedback += 1
-            summary.graded.append(result)
+            _record(course, gradebook, spec, notebook_id, submission, key, result, summary)
         summary.seconds = time.perf_counter() - started
     summary.csv = write_csv(course.root, assignment, spec)
     return summary
+
+
+def _open_gradebook(course: CourseDirs, assignment: str, notebook_id: str) -> Any:
+    """The course's gradebook, which must already hold the assignment's notebook."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    missing_entry = GradeError(
+        f"{assignment} is not in the gradebook ({course.db_url}); run "
+        f"`nbgrader generate_assignment {assignment}` in {course.root} first")
+    database = course.db_url.removeprefix("sqlite:///")
+    if course.db_url.startswith("sqlite:///") and not Path(database).exists():
+        raise missing_entry  # opening it would create an empty one
+    with alembic_on_path():  # opening the gradebook may run alembic
+        gradebook = Gradebook(course.db_url)
+    try:
+        gradebook.find_notebook(notebook_id, assignment)
+    except MissingEntry:
+        gradebook.close()
+        raise missing_entry from None
+    return gradebook
+
+
+def _record(course: CourseDirs, gradebook: Any, spec: AssignmentSpec, notebook_id: str,
+            submission: Submission, key: str, result: NotebookResult, summary: Summary) -> None:
+    """Everything a graded submission leaves on disk; its JSON record last (it marks it done)."""
+    assignment = result.assignment
+    save_grades(gradebook, result, notebook_id, _timestamp(submission))
+    if submission.path is not None:
+        folder = course.autograded / submission.student / assignment
+        write_autograded(folder / f"{notebook_id}.ipynb", submission.path, result, spec)
+    write_record(record_path(course.root, assignment, submission.student), result, key)
+    # Feedback written before this grading shows old scores (and, if stock autograde
+    # made it, hidden tests); generate_feedback skips folders that exist, so drop it.
+    stale = course.feedback / submission.student / assignment
+    if stale.is_dir():
+        shutil.rmtree(stale)
+        summary.stale_feedback += 1
+    summary.graded.append(result)
 
 
 def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
@@ -263,7 +181,7 @@ def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
                     try:
                         result = grade_submission(worker, spec, submission, assignment)
                     except Exception as error:  # a grader bug costs this submission only
-                        result = _grader_failure(spec, submission, assignment, error)
+                        result = grader_failure(spec, submission, assignment, error)
                     done.put((submission, key, result))
         except BaseException as error:  # surface a worker that cannot start
             done.put(error)
@@ -289,15 +207,6 @@ def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
         # daemons and each sandbox dies with this process (bwrap --die-with-parent).
         stop.set()
         bar.close()
-
-
-def _grader_failure(spec: AssignmentSpec, submission: Submission, assignment: str,
-                    error: Exception) -> NotebookResult:
-    message = f"internal grader error, please report it: {type(error).__name__}: {error}"
-    return NotebookResult(
-        notebook=str(submission.path), assignment=assignment, student=submission.student,
-        status="crashed", message=message,
-        tests=[TestResult(g, 0.0, c.points, "crashed", message) for g, c in spec.checks.items()])
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:

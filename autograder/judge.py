@@ -1,44 +1,42 @@
-"""Turn the sandbox's plain results into per-exercise scores and messages.
+"""Turn the sandbox's report into per-exercise scores and messages.
 
 This runs in the grader, never in the sandbox: it compares plain values against the
 instructor's expected values with ``lecture_utils.checks.judge``. Hidden checks are reported
-without their expression or expected value, so feedback never reveals them.
+without their expression or expected value, so feedback never reveals them. The report has
+been validated (``protocol.Report.from_wire``) but its values are the student's; statuses
+come from the flags the runner set, never from error text. Imports ``autograder.plan``,
+``protocol``, ``results``, ``spec`` and ``lecture_utils.checks``.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from autograder.plan import Plan
-from autograder.results import FAILED, PASSED, TAMPERED, TestResult
+from autograder.protocol import CaseOutcome, Report, Status
+from autograder.results import TestResult
 from autograder.spec import AssignmentSpec
 from lecture_utils.checks import Outcome, failure_report, judge
 
-OK = "ok"
+
+def _status_of(outcomes: list[CaseOutcome]) -> Status:
+    """Why an exercise failed: a check ran out of time or memory, else plain failure."""
+    if any(outcome.timeout for outcome in outcomes):
+        return Status.TIMEOUT
+    if any(outcome.oom for outcome in outcomes):
+        return Status.OUT_OF_MEMORY
+    return Status.FAILED
 
 
-def _status_of(errors: list[str]) -> str:
-    if any(e.startswith("timed out") or "TimeoutError" in e for e in errors):
-        return "timeout"
-    if any("MemoryError" in e or "allocate memory" in e for e in errors):
-        return "out of memory"
-    return FAILED
-
-
-def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[dict[str, Any]] | None,
-                   report: dict[str, Any]) -> TestResult:
+def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutcome] | None,
+                   report: Report) -> TestResult:
+    """One exercise's result from its case outcomes (None: never evaluated)."""
     check = spec.checks[grade_id]
     if outcomes is None or len(outcomes) < len(check.cases):
-        status = report.get("status") if report.get("status") not in (None, OK) else "crashed"
-        reason = report.get("message") or "the notebook stopped before this test ran"
-        return TestResult(grade_id, 0.0, check.points, status,
-                          f"not graded: {reason}")
-    failures, errors, hidden_number = [], [], 0
+        status = report.status if report.status != Status.OK else Status.CRASHED
+        reason = report.message or "the notebook stopped before this test ran"
+        return TestResult(grade_id, 0.0, check.points, status, f"not graded: {reason}")
+    failures, hidden_number = [], 0
     for case, hidden, raw in zip(check.cases, check.hidden, outcomes):
-        outcome = Outcome(value=raw.get("value"), error=raw.get("error"))
-        if outcome.error:
-            errors.append(outcome.error)
-        message = judge(case, outcome)
+        message = judge(case, Outcome(value=raw.value, error=raw.error))
         if hidden:
             hidden_number += 1
         if message is None:
@@ -49,27 +47,27 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[dict[str,
         else:
             failures.append(message)
     if not failures:
-        return TestResult(grade_id, check.points, check.points, PASSED,
+        return TestResult(grade_id, check.points, check.points, Status.PASSED,
                           f"All {len(check.cases)} checks passed.")
-    return TestResult(grade_id, 0.0, check.points, _status_of(errors),
+    return TestResult(grade_id, 0.0, check.points, _status_of(outcomes[:len(check.cases)]),
                       failure_report(failures, len(check.cases)))
 
 
 def judge_submission(spec: AssignmentSpec, plan: Plan,
-                     report: dict[str, Any]) -> tuple[list[TestResult], str, str]:
+                     report: Report) -> tuple[list[TestResult], Status, str]:
     """Per-exercise results, the submission's status, and a message explaining that status."""
     tests = []
     for grade_id, check in spec.checks.items():
         if grade_id in plan.tampered:
             tests.append(TestResult(
-                grade_id, 0.0, check.points, TAMPERED,
+                grade_id, 0.0, check.points, Status.TAMPERED,
                 f"{plan.tampered[grade_id]}; this exercise scores 0. Restore the test cell "
                 "from the released notebook and submit again."))
         else:
-            tests.append(judge_exercise(spec, grade_id, report.get("cases", {}).get(grade_id),
-                                        report))
-    if report.get("status", OK) != OK:
-        return tests, report["status"], report.get("message", "")
+            tests.append(judge_exercise(spec, grade_id, report.cases.get(grade_id), report))
+    if report.status != Status.OK:
+        return tests, report.status, report.message
     if plan.tampered:
-        return tests, TAMPERED, "; ".join(f"{g}: {why}" for g, why in plan.tampered.items())
-    return tests, "graded", ""
+        return tests, Status.TAMPERED, "; ".join(
+            f"{g}: {why}" for g, why in plan.tampered.items())
+    return tests, Status.GRADED, ""

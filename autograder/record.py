@@ -28,7 +28,9 @@ from typing import Any
 
 import nbformat
 
-from autograder.results import INVALID, PASSED, TAMPERED, NotebookResult
+from autograder.notebook import grade_id as grade_id_of
+from autograder.protocol import Status
+from autograder.results import NotebookResult
 from autograder.sanitize import note_cell, numbered_notes, plain_text, sanitize_notebook
 from autograder.spec import AssignmentSpec
 
@@ -71,13 +73,13 @@ def save_grades(gradebook: Any, result: NotebookResult, notebook_id: str,
         grade = gradebook.find_grade(test.grade_id, notebook_id, result.assignment,
                                      result.student)
         grade.auto_score = test.points
-        grade.needs_manual_grade = test.status == TAMPERED or grade.manual_score is not None
+        grade.needs_manual_grade = test.status == Status.TAMPERED or grade.manual_score is not None
     gradebook.db.commit()
 
 
 def _verdict_outputs(status: str, message: str) -> list[Any]:
     message = plain_text(message)  # it may quote the student's values: no terminal escapes
-    if status == PASSED:
+    if status == Status.PASSED:
         return [nbformat.v4.new_output("stream", name="stdout", text=message + "\n")]
     return [nbformat.v4.new_output("error", ename=f"Grader ({status})", evalue=message,
                                    traceback=message.splitlines())]
@@ -90,7 +92,7 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
     open: whatever the submission holds that could run in a browser is removed, and if any
     was, a note at the top of the notebook and in ``result.message`` (so in the JSON record,
     written after this) says what; the score is unchanged."""
-    if result.status == INVALID:  # not read again (it may be huge): the page says why
+    if result.status == Status.INVALID:  # not read again (it may be huge): the page says why
         notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
             f"**This submission could not be graded:** {result.message}. It scores 0.")])
     else:
@@ -104,7 +106,7 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
     verdicts = {t.grade_id: t for t in result.tests}
     cells, seen = [], set()
     for cell in notebook.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        grade_id = grade_id_of(cell)
         if grade_id in seen:  # a duplicated graded cell: keep only the first
             continue
         if grade_id:

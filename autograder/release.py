@@ -6,6 +6,8 @@ and test cells locked. The config also appends the course's preprocessors
 (``autograder.preprocessors``), which drop saved widget state and tag test cells
 ``raises-exception``; an instructor running ``nbgrader generate_assignment`` by hand gets
 the same notebooks.
+
+Trusts the repository. Imports ``autograder.course`` and ``autograder.course_dirs``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sys
 from pathlib import Path
 
 from autograder.course import RELEASE, REPO, assignments
-from autograder.nbgrader_course import nbgrader_env
+from autograder.course_dirs import nbgrader_env
 
 
 def release(

@@ -1,4 +1,8 @@
-"""A graded notebook as plain data: per-test records, a text table and a JSON document."""
+"""A graded notebook as plain data: per-test records, a text table and a JSON document.
+
+Trusts its inputs (the grader made them); imports ``autograder.protocol`` for the statuses
+and ``lecture_utils.tables`` for the table.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-PASSED, FAILED, MISSING = "passed", "failed", "missing"
-TAMPERED, INVALID = "tampered", "invalid notebook"  # also submission-level statuses
+from autograder.protocol import Status
+from lecture_utils.tables import text_table
 
 
 @dataclass
@@ -15,7 +19,7 @@ class TestResult:
     grade_id: str
     points: float
     max_points: float
-    status: str  # passed | failed | missing
+    status: Status  # passed | failed | timeout | out of memory | crashed | tampered | ...
     message: str = ""
 
 
@@ -26,7 +30,7 @@ class NotebookResult:
     tests: list[TestResult] = field(default_factory=list)
     student: str = ""
     # graded | tampered | timeout | out of memory | crashed | invalid notebook
-    status: str = "graded"
+    status: Status = Status.GRADED
     message: str = ""
 
     @property
@@ -60,10 +64,8 @@ class NotebookResult:
             if len(summary) > width:
                 summary = summary[: width - 1] + "…"
             rows.append((t.grade_id, f"{_num(t.points)}/{_num(t.max_points)}", t.status, summary))
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        if self.status != "graded" or self.message:
+        lines = [text_table(rows, "llll", rule=True)]
+        if self.status != Status.GRADED or self.message:
             lines.append(f"status: {self.status}" + (f" ({self.message})" if self.message else ""))
         lines.append(f"score: {_num(self.score)}/{_num(self.max_score)}")
         return "\n".join(line.rstrip() for line in lines)
@@ -72,7 +74,7 @@ class NotebookResult:
         """The full message of every exercise that did not pass (the table shows one line)."""
         blocks = []
         for t in self.tests:
-            if t.status != PASSED and t.message.strip():
+            if t.status != Status.PASSED and t.message.strip():
                 body = "\n".join("  " + line for line in t.message.strip().splitlines())
                 blocks.append(f"{t.grade_id} ({t.status}):\n{body}")
         return "\n\n".join(blocks)

@@ -4,6 +4,9 @@ Each graded test cell holds a ``check([...])`` call whose list is ``Case(...)`` 
 (``lecture_utils.checks``). They are parsed here with ``ast`` and never executed, so the
 grader can judge a submission from the plain values its code returns, outside the sandbox,
 and the cases' expected values never reach student code.
+
+Trusts the instructor notebook (still, nothing in it is executed). Imports ``nbformat``,
+``autograder.notebook`` and ``lecture_utils.checks``.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.notebook import nbgrader_meta
 from lecture_utils.checks import Case
 
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
@@ -124,7 +128,7 @@ def load_spec(instructor_notebook: Path) -> AssignmentSpec:
     spec = AssignmentSpec(name=instructor_notebook.stem,
                           fingerprint=hashlib.sha256(raw).hexdigest())
     for index, cell in enumerate(notebook.cells):
-        meta = cell.metadata.get("nbgrader", {})
+        meta = nbgrader_meta(cell)
         grade_id = meta.get("grade_id")
         if cell.cell_type != "code":
             continue

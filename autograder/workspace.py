@@ -6,6 +6,9 @@ notebooks in `workspace/`, so their work never changes tracked files. Each start
 a pull), and never overwrites anything already there.
 
     python -m autograder.workspace [RELEASE] [WORKSPACE]   # default: notebooks workspace
+
+Trusts nothing already in the workspace (it is the student's); imports only the standard
+library.
 """
 
 from __future__ import annotations

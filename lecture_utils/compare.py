@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from lecture_utils.tables import text_table
+
 
 def _general(x: float) -> str:
     return f"{x:,}" if isinstance(x, int) else f"{x:.4g}"
@@ -36,11 +38,4 @@ class EstimateTable:
         for (name, est, meas), ratio in zip(self.rows, self.ratios()):
             table.append((name, self.fmt(est), self.fmt(meas),
                           "n/a" if ratio is None else f"{ratio:.3f}"))
-        widths = [max(len(row[i]) for row in table) for i in range(4)]
-        lines = [
-            "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                      for i, (cell, w) in enumerate(zip(row, widths)))
-            for row in table
-        ]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        return "\n".join(lines)
+        return text_table(table, "lrrr", rule=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import torch
 
 from lecture_utils.device import get_device, synchronize
+from lecture_utils.tables import text_table
 
 __all__ = ["Timing", "benchmark", "compare", "format_seconds"]
 
@@ -252,12 +253,5 @@ def compare(timings: Sequence[Timing], baseline: Timing | None = None) -> str:
         )
         for index, timing in enumerate(timings)
     ]
-    widths = [max(len(row[col]) for row in (header, *rows)) for col in range(len(header))]
-
-    def line(cells: tuple[str, ...]) -> str:
-        # Labels read best left-aligned, numbers right-aligned so units line up.
-        first = cells[0].ljust(widths[0])
-        rest = (cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True))
-        return "  ".join((first, *rest)).rstrip()
-
-    return "\n".join(line(row) for row in (header, *rows))
+    # Labels read best left-aligned, numbers right-aligned so units line up.
+    return text_table([header, *rows], "lrrr")

@@ -14,7 +14,8 @@ from typing import Any
 
 import nbformat
 
-from autograder.course import RELEASE, read_notebook
+from autograder.course import RELEASE
+from autograder.notebook import read_notebook
 from autograder.spec import AssignmentSpec
 
 # An answer no case expects: every case fails with a plain number, so a failure message

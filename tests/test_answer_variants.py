@@ -14,10 +14,11 @@ import sys
 
 import pytest
 from right_answers import RIGHT_ANSWERS
+from support.nbgrader_course import Course
+from support.submissions import perfect_submission, with_answer
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.course import assignments, perfect_submission, with_answer
-from autograder.nbgrader_course import Course
+from autograder.course import assignments
 from autograder.sandbox import sandbox_available
 
 pytestmark = pytest.mark.slow

@@ -11,9 +11,10 @@ import sys
 import nbformat
 import pytest
 from giveaways import WRONG_NUMBER, answering_everything_with, hidden_giveaways
+from support.submissions import perfect_submission, with_answer
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.course import REPO, instructor_notebook, perfect_submission, with_answer
+from autograder.course import REPO, instructor_notebook
 from autograder.spec import load_spec
 
 NB = "00_napkin_math"

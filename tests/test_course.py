@@ -3,16 +3,10 @@
 import shutil
 
 import pytest
+from support.submissions import perfect_submission, with_answer
 
-from autograder.course import (
-    RELEASE,
-    NotebookError,
-    identify,
-    instructor_notebook,
-    perfect_submission,
-    read_notebook,
-    with_answer,
-)
+from autograder.course import RELEASE, identify, instructor_notebook
+from autograder.notebook import NotebookError, read_notebook
 
 NB = "01_tensors_and_memory"
 
@@ -29,7 +23,7 @@ def test_renamed_copy_is_identified_by_its_graded_cells(tmp_path):
 
 
 def test_instructor_and_student_versions_share_grade_ids():
-    from autograder.course import grade_ids
+    from autograder.notebook import grade_ids
 
     solution = grade_ids(read_notebook(instructor_notebook(NB)))
     student = grade_ids(read_notebook(RELEASE / NB / f"{NB}.ipynb"))

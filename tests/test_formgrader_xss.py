@@ -29,9 +29,10 @@ import urllib.request
 
 import nbformat
 import pytest
+from support.nbgrader_course import Course, nbgrader_env
+from support.submissions import perfect_submission, with_answer
 
-from autograder.course import perfect_submission, with_answer
-from autograder.nbgrader_course import Course, nbgrader_env
+from autograder.notebook import grade_id as grade_id_of
 from autograder.sandbox import sandbox_available
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -107,7 +108,7 @@ def _solution_cell_metadata() -> nbformat.NotebookNode:
     """nbgrader metadata is written into formgrader's page unescaped."""
     notebook = perfect_submission(A)
     cell = next(c for c in notebook.cells
-                if c.metadata.get("nbgrader", {}).get("grade_id") == "tensor_bytes")
+                if grade_id_of(c) == "tensor_bytes")
     cell.metadata.nbgrader["grade_id"] = f"x\"></textarea><img src=x onerror='{js()}'><b x=\""
     cell.metadata["tags"] = [f"\"><img src=x onerror='{js()}'>"]
     markdown = nbformat.v4.new_markdown_cell("A written answer.")

@@ -26,9 +26,11 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from support.nbgrader_course import Course
+from support.submissions import perfect_submission, with_answer
 
-from autograder.course import RELEASE, instructor_notebook, perfect_submission, with_answer
-from autograder.nbgrader_course import Course
+from autograder.course import RELEASE, instructor_notebook
+from autograder.notebook import grade_id as grade_id_of
 from autograder.sandbox import sandbox_available
 from autograder.spec import load_spec
 
@@ -60,8 +62,7 @@ def _solution() -> nbformat.NotebookNode:
 
 
 def _cell(notebook, grade_id):
-    return next(c for c in notebook.cells
-                if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    return next(c for c in notebook.cells if grade_id_of(c) == grade_id)
 
 
 def _with_tensor_bytes(source: str) -> nbformat.NotebookNode:

@@ -8,9 +8,8 @@ import subprocess
 import sys
 
 import pytest
-
-from autograder.course import perfect_submission
-from autograder.nbgrader_course import Course
+from support.nbgrader_course import Course
+from support.submissions import perfect_submission
 
 A = "00_napkin_math"
 

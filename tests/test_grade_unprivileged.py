@@ -24,10 +24,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from support.nbgrader_course import Course
 from test_grade import SUBMISSIONS, A
 
 from autograder.course import REPO
-from autograder.nbgrader_course import Course
 from autograder.sandbox import sandbox_available
 
 NOBODY = 65534

@@ -14,12 +14,13 @@ Mutants (file: edit -> test that kills it):
     test_nan_expectation_accepts_only_nan
 3.  checks.py ``to_plain``: tensors of 2+ dimensions ``.flatten().tolist()`` or
     ``.sum().item()`` -> test_checks.py::test_tensors_keep_their_shape
-4.  plan.py: ``normalise(check.student_source) not in normalise(_source(cell))`` (containment),
+4.  plan.py: ``normalise(check.student_source) not in normalise(cell_source(cell))``
+    (containment),
     or the ``cell_type != "code"`` test dropped (a raw or markdown test cell) ->
     test_plan.py::test_a_test_cell_with_a_line_added_or_another_type_is_edited
 5.  plan.py: ``unchanged = original is not None`` (or ``normalise(original) in ...``) ->
     test_plan.py::test_a_changed_demo_cell_runs_in_the_fast_plan
-6.  grade.py: ``_needs_full_run`` returns False -> here, test_each_submission_scores_what_it_
+6.  pipeline.py: ``_needs_full_run`` returns False -> here, test_each_submission_scores_what_it_
     deserves[uses-demo-variable] (the solution uses ``estimate``, set by a demo cell)
 7.  judge.py: a hidden failure's message with ``(expected {case.expect})`` appended ->
     test_judge.py::test_failed_hidden_checks_show_neither_their_call_nor_their_expected_value,
@@ -53,10 +54,11 @@ from pathlib import Path
 
 import pytest
 from giveaways import WRONG_NUMBER, answering_everything_with, hidden_giveaways
+from support.nbgrader_course import Course
+from support.submissions import perfect_submission, with_answer
 
-from autograder.course import instructor_notebook, perfect_submission, with_answer
+from autograder.course import instructor_notebook
 from autograder.grade import Submission, fingerprint, grade_assignment
-from autograder.nbgrader_course import Course
 from autograder.sandbox import Limits, sandbox_available
 from autograder.spec import AssignmentSpec, load_spec
 

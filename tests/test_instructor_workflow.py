@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from support.nbgrader_course import nbgrader_env
 
 from autograder.course import REPO
-from autograder.nbgrader_course import nbgrader_env
 
 pytestmark = pytest.mark.slow
 A = "00_napkin_math"
@@ -41,9 +41,12 @@ def _run(args: list[str], cwd: Path) -> str:
 def course(tmp_path_factory):
     root = tmp_path_factory.mktemp("workflow")
     course = root / "course"
-    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True,
-                             check=True).stdout.split()
+    # the working tree as git sees it: new files included, deleted ones left out
+    tracked = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                             cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
     for name in tracked:
+        if not (REPO / name).is_file():
+            continue
         if name.startswith(("solutions/", "notebooks/", "autograder/", "lecture_utils/")) or \
                 name == "nbgrader_config.py":
             (course / name).parent.mkdir(parents=True, exist_ok=True)

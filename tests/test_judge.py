@@ -6,6 +6,7 @@ from giveaways import WRONG_NUMBER, hidden_giveaways
 from autograder.course import assignments, instructor_notebook
 from autograder.judge import judge_exercise, judge_submission
 from autograder.plan import Plan
+from autograder.protocol import CaseOutcome, Report, Status
 from autograder.spec import AssignmentSpec, GradedCheck, load_spec, parse_cases, strip_hidden
 
 A = "00_napkin_math"
@@ -18,20 +19,23 @@ def spec():
 
 
 def _outcomes(spec, values):
-    return [{"value": v} for v in values]
+    return [CaseOutcome(value=v) for v in values]
+
+
+OK = Report(Status.OK)
 
 
 def test_all_right_scores_full_points(spec):
     check = spec.checks[G]
     expected = [c.expect for c in check.cases]
-    result = judge_exercise(spec, G, _outcomes(spec, expected), {"status": "ok"})
+    result = judge_exercise(spec, G, _outcomes(spec, expected), OK)
     assert (result.points, result.status) == (check.points, "passed")
 
 
 def test_visible_failure_says_what_went_wrong_hidden_failure_does_not_leak(spec):
     check = spec.checks[G]
     wrong = [c.expect / 3 for c in check.cases]  # forward-only FLOPs: 2ND
-    result = judge_exercise(spec, G, _outcomes(spec, wrong), {"status": "ok"})
+    result = judge_exercise(spec, G, _outcomes(spec, wrong), OK)
     assert result.points == 0 and result.status == "failed"
     assert "3× too small" in result.message
     for case, hidden in zip(check.cases, check.hidden):
@@ -42,20 +46,23 @@ def test_visible_failure_says_what_went_wrong_hidden_failure_does_not_leak(spec)
 
 def test_errors_timeouts_and_missing_results(spec):
     check = spec.checks[G]
-    timeouts = [{"error": "timed out after 3 s"}] * len(check.cases)
-    assert judge_exercise(spec, G, timeouts, {"status": "timeout"}).status == "timeout"
-    oom = [{"error": "raised MemoryError: "}] * len(check.cases)
-    assert judge_exercise(spec, G, oom, {"status": "out of memory"}).status == "out of memory"
-    crashed = judge_exercise(spec, G, None, {"status": "crashed", "message": "killed by SIGSEGV"})
+    # the status comes from the runner's flags (its alarm fired, an allocation failed)
+    timeouts = [CaseOutcome(error="timed out after 3 s", timeout=True)] * len(check.cases)
+    assert judge_exercise(spec, G, timeouts, Report(Status.TIMEOUT)).status == "timeout"
+    oom = [CaseOutcome(error="raised MemoryError: ", oom=True)] * len(check.cases)
+    assert judge_exercise(spec, G, oom, Report(Status.OUT_OF_MEMORY)).status == "out of memory"
+    own = [CaseOutcome(error="raised TimeoutError: MemoryError")] * len(check.cases)
+    assert judge_exercise(spec, G, own, OK).status == "failed"  # error text decides nothing
+    crashed = judge_exercise(spec, G, None, Report(Status.CRASHED, "killed by SIGSEGV"))
     assert crashed.status == "crashed" and "SIGSEGV" in crashed.message
 
 
 def test_submission_status_prefers_runtime_problems_then_tampering(spec):
     plan = Plan(tampered={G: "its test cell was edited"})
-    tests, status, message = judge_submission(spec, plan, {"status": "ok", "cases": {}})
+    tests, status, message = judge_submission(spec, plan, OK)
     assert status == "tampered" and "edited" in message
     assert {t.grade_id: t.status for t in tests}[G] == "tampered"
-    _, status, _ = judge_submission(spec, plan, {"status": "timeout", "message": "x"})
+    _, status, _ = judge_submission(spec, plan, Report(Status.TIMEOUT, "x"))
     assert status == "timeout"
 
 
@@ -80,7 +87,7 @@ def test_failed_hidden_checks_show_neither_their_call_nor_their_expected_value()
     check = GradedCheck("t", 1.0, cases, hidden, strip_hidden(SECRET), {})
     spec = AssignmentSpec("secret", checks={"t": check})
     got = [3, 1.0, "nope", [1, 2], False]
-    message = judge_exercise(spec, "t", _outcomes(spec, got), {"status": "ok"}).message
+    message = judge_exercise(spec, "t", _outcomes(spec, got), OK).message
     assert message.startswith("5 of 5 checks failed:")
     assert "f(1) returned 3; expected 2" in message  # visible: everything
     for number, why in enumerate(["  [halves]", "", "", "  [a bool]"], start=1):
@@ -97,7 +104,7 @@ def test_no_hidden_value_of_the_course_reaches_a_failure_message(assignment):
     giveaways = hidden_giveaways(spec)
     assert len(giveaways) >= 2 * len(spec.checks)
     for grade_id, check in spec.checks.items():
-        outcomes = [{"value": WRONG_NUMBER}] * len(check.cases)
-        result = judge_exercise(spec, grade_id, outcomes, {"status": "ok"})
+        outcomes = [CaseOutcome(value=WRONG_NUMBER)] * len(check.cases)
+        result = judge_exercise(spec, grade_id, outcomes, OK)
         assert result.points == 0 and f"hidden check {sum(check.hidden)} failed" in result.message
         assert [g for g in giveaways if g in result.message] == [], grade_id

@@ -24,8 +24,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from support.submissions import perfect_submission, with_answer
 
-from autograder.course import perfect_submission, read_notebook, with_answer
+from autograder.notebook import grade_id as grade_id_of
+from autograder.notebook import read_notebook
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -63,7 +65,7 @@ def _students_notebook() -> nbformat.NotebookNode:
     and exercise 3 as released, so its test cell fails."""
     released = read_notebook(REPO / "notebooks" / NOTEBOOK)
     unsolved = next(c.source for c in released.cells
-                    if c.metadata.get("nbgrader", {}).get("grade_id") == "max_trainable_params")
+                    if grade_id_of(c) == "max_trainable_params")
     return with_answer(perfect_submission(Path(NOTEBOOK).stem), "max_trainable_params",
                        unsolved)
 

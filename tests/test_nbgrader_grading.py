@@ -3,20 +3,26 @@
 For each assignment one course directory receives, as separate students:
 - ``solution``: the instructor notebook itself, which must score full marks;
 - ``untouched``: the student notebook as released, which must run to the end and score 0;
-- ``wrong-<exercise>-<i>``: the solution with one exercise replaced by a plausible wrong
-  answer, which must lose exactly that exercise's points and keep all the others.
-All of them are graded in one ``nbgrader autograde`` run per assignment.
+- ``wrong-set-<i>``: the solution with every exercise that has an i-th plausible wrong answer
+  (``wrong_answers.py``) replaced by it; each of those exercises must score 0 with a message
+  naming the failing call, and every other exercise full marks.
+All of them are graded in one ``nbgrader autograde`` run per assignment. Stock nbgrader runs
+every submission in a fresh kernel, top to bottom (~10 s each here), so the wrong answers go
+in sets rather than one per submission; that each one *alone* loses exactly its exercise is
+checked through ``python -m autograder grade`` in ``test_answer_variants.py``, where a
+submission costs a fraction of a second.
 """
 
 from __future__ import annotations
 
 import nbformat
 import pytest
+from support.nbgrader_course import Course, stock_results
+from support.submissions import with_answer
 from wrong_answers import WRONG_ANSWERS
 
-from autograder.course import RELEASE, assignments, instructor_notebook, with_answer
-from autograder.nbgrader_course import Course, stock_results
-from autograder.results import PASSED
+from autograder.course import RELEASE, assignments, instructor_notebook
+from autograder.protocol import Status
 
 pytestmark = pytest.mark.slow
 
@@ -34,12 +40,16 @@ def graded(request, tmp_path_factory):
     solution = nbformat.read(instructor_notebook(assignment), as_version=4)
     course.submit("solution", assignment, instructor_notebook(assignment))
     course.submit("untouched", assignment, RELEASE / assignment / f"{assignment}.ipynb")
-    wrong = {}
-    for grade_id, answers in WRONG_ANSWERS.get(assignment, {}).items():
-        for i, source in enumerate(answers):
-            student = f"wrong-{grade_id}-{i}"
-            course.submit(student, assignment, with_answer(solution, grade_id, source))
-            wrong[student] = grade_id
+    wrong = {}  # student → the grade_ids answered wrongly in that submission
+    answers = WRONG_ANSWERS.get(assignment, {})
+    for i in range(max((len(v) for v in answers.values()), default=0)):
+        student, notebook, replaced = f"wrong-set-{i}", solution, []
+        for grade_id, sources in answers.items():
+            if i < len(sources):
+                notebook = with_answer(notebook, grade_id, sources[i])
+                replaced.append(grade_id)
+        course.submit(student, assignment, notebook)
+        wrong[student] = replaced
     course.autograde(assignment)
     results = {s: stock_results(course, s, assignment, s)
                for s in ["solution", "untouched", *wrong]}
@@ -48,7 +58,7 @@ def graded(request, tmp_path_factory):
 
 def test_every_exercise_has_a_wrong_answer(graded):
     assignment, _, wrong, solution = graded
-    assert set(_solution_cells(solution)) == set(wrong.values())
+    assert set(_solution_cells(solution)) == {g for ids in wrong.values() for g in ids}
 
 
 def test_solution_scores_full_marks(graded):
@@ -66,13 +76,15 @@ def test_untouched_student_version_scores_zero_on_every_graded_cell(graded):
         assert "is not implemented yet" in test.message, test
 
 
-def test_each_wrong_answer_loses_exactly_its_exercise(graded):
+def test_each_wrong_answer_loses_its_exercise_and_no_other(graded):
     _, results, wrong, _ = graded
     full = {t.grade_id: t.max_points for t in results["solution"].tests}
-    for student, grade_id in wrong.items():
+    for student, grade_ids in wrong.items():
         got = {t.grade_id: t.points for t in results[student].tests}
-        expected = dict(full, **{f"test_{grade_id}": 0})
+        expected = dict(full, **{f"test_{g}": 0 for g in grade_ids})
         assert got == expected, f"{student}:\n{results[student].table()}"
-        failed = next(t for t in results[student].tests if t.grade_id == f"test_{grade_id}")
-        # the message names the failing call, so the student knows where to look
-        assert failed.status != PASSED and f"{grade_id}(" in failed.message, failed
+        for grade_id in grade_ids:
+            failed = next(t for t in results[student].tests
+                          if t.grade_id == f"test_{grade_id}")
+            # the message names the failing call, so the student knows where to look
+            assert failed.status != Status.PASSED and f"{grade_id}(" in failed.message, failed

@@ -5,6 +5,10 @@ Two ways an answer could leak: a helper under the exercise's own name (the stude
 The second test tries every public callable of the package in place of each solution and
 runs that exercise's checks, hidden ones included: none may pass them all.
 
+Helpers are called with arguments meant for other functions (a GPU-sized batch, say), so
+the trials run in one separate process with its memory capped: a helper that asks for 30 GiB
+fails there instead of taking the test run (and the machine) down.
+
 Mutation used to check this test: put `def training_days(total_flops, n_gpus, peak, mfu)`
 (the solution) back into a `lecture_utils` module; both tests fail.
 """
@@ -14,13 +18,17 @@ from __future__ import annotations
 import importlib
 import inspect
 import math
+import multiprocessing
 import pkgutil
+import resource
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 import torch
 
 import lecture_utils
 from autograder.course import assignments, instructor_notebook
+from autograder.notebook import grade_id as grade_id_of
 from autograder.spec import load_spec
 from lecture_utils.checks import evaluate, judge
 
@@ -62,15 +70,39 @@ def test_no_helper_carries_an_exercise_name(assignment, solution, test):
     assert not owners, f"{solution} (a graded answer of {assignment}) is defined in {owners}"
 
 
-@pytest.mark.parametrize(("assignment", "solution", "test"), EXERCISES)
-def test_no_helper_passes_an_exercises_checks(assignment, solution, test, capsys):
+TRIAL_MEMORY = 4 * 2**30  # address space of the process that tries the helpers
+
+
+def _cap_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (TRIAL_MEMORY, TRIAL_MEMORY))
+
+
+def _helpers_passing(assignment: str, solution: str, test: str) -> list[str]:
+    """Runs in the capped process: every helper that passes all of the exercise's checks."""
+    import contextlib
+    import io
+
     cases = load_spec(instructor_notebook(assignment)).checks[test].cases
     passing = []
     for qualified, helper in _helpers().items():
         namespace = {"torch": torch, "math": math, solution: helper}
-        if all(judge(case, evaluate(case, namespace)) is None for case in cases):
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            verdicts = [judge(case, evaluate(case, namespace)) for case in cases]
+        if all(v is None for v in verdicts):
             passing.append(qualified)
-    capsys.readouterr()  # helpers called with odd arguments may print; that is fine
+    return passing
+
+
+@pytest.fixture(scope="module")
+def trials():
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_cap_memory) as pool:
+        yield pool
+
+
+@pytest.mark.parametrize(("assignment", "solution", "test"), EXERCISES)
+def test_no_helper_passes_an_exercises_checks(assignment, solution, test, trials):
+    passing = trials.submit(_helpers_passing, assignment, solution, test).result(timeout=300)
     assert not passing, f"{passing} pass every check of {solution}: the answer ships to students"
 
 
@@ -84,7 +116,7 @@ def test_the_comparison_would_catch_a_leaked_solution():
         import nbformat
 
         for cell in nbformat.read(notebook, as_version=4).cells:
-            if cell.metadata.get("nbgrader", {}).get("grade_id") == solution:
+            if grade_id_of(cell) == solution:
                 exec(cell.source, namespace)  # noqa: S102 - our own solution cell
         assert inspect.isfunction(namespace[solution])
         cases = spec.checks[test].cases

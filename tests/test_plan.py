@@ -5,8 +5,10 @@ import json
 
 import nbformat
 import pytest
+from support.submissions import perfect_submission
 
-from autograder.course import RELEASE, instructor_notebook, perfect_submission
+from autograder.course import RELEASE, instructor_notebook
+from autograder.notebook import grade_id as grade_id_of
 from autograder.plan import InvalidSubmission, plan_submission
 from autograder.spec import load_spec, needed_for_grading
 
@@ -25,22 +27,26 @@ def _write(tmp_path, notebook):
     return path
 
 
+def _wire(steps):
+    """Steps as the sandbox receives them: ``{"cell": ...}`` / ``{"cases": ..., "calls": ...}``."""
+    return [step.to_wire() for step in steps]
+
+
 def _solution():
     return perfect_submission(A)
 
 
 def _cell(notebook, grade_id):
-    return next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id")
-                == grade_id)
+    return next(c for c in notebook.cells if grade_id_of(c) == grade_id)
 
 
 def test_untouched_release_is_not_tampered_and_runs_only_cheap_cells(tmp_path, spec):
     plan = plan_submission(RELEASE / A / f"{A}.ipynb", spec)
     assert plan.tampered == {}
-    cases = [s["cases"] for s in plan.fast_steps if "cases" in s]
+    cases = [s["cases"] for s in _wire(plan.fast_steps) if "cases" in s]
     assert cases == list(spec.checks)
-    fast_cells = [s["cell"] for s in plan.fast_steps if "cell" in s]
-    full_cells = [s["cell"] for s in plan.full_steps if "cell" in s]
+    fast_cells = [s["cell"] for s in _wire(plan.fast_steps) if "cell" in s]
+    full_cells = [s["cell"] for s in _wire(plan.full_steps) if "cell" in s]
     assert len(fast_cells) < len(full_cells) / 2  # demos, timings and plots are skipped
     assert any("import torch" in c for c in fast_cells)
     assert any("def tensor_bytes" in c for c in fast_cells)
@@ -50,7 +56,7 @@ def test_perfect_submission_is_not_tampered(tmp_path, spec):
     plan = plan_submission(_write(tmp_path, _solution()), spec)
     assert plan.tampered == {}
     assert any("def storage_bytes" in s.get("cell", "") and "nbytes" in s["cell"]
-               for s in plan.fast_steps)
+               for s in _wire(plan.fast_steps))
 
 
 def test_instructor_version_counts_as_edited_tests(tmp_path, spec):
@@ -78,7 +84,8 @@ def test_edited_deleted_and_duplicated_test_cells(tmp_path, spec):
         "test_storage_bytes": "its test cell appears more than once",
     }
     # only the one test cell left as released is still evaluated
-    assert [s["cases"] for s in plan.fast_steps if "cases" in s] == ["test_adamw_bytes_per_param"]
+    assert [s["cases"] for s in _wire(plan.fast_steps) if "cases" in s] == [
+        "test_adamw_bytes_per_param"]
 
 
 def test_a_test_cell_sharing_its_id_with_another_cell_is_tampering(tmp_path, spec):
@@ -92,7 +99,7 @@ def test_student_cells_and_changed_demo_cells_always_run(tmp_path, spec):
     notebook = _solution()
     notebook.cells.insert(3, nbformat.v4.new_code_cell("HELPER = 4"))
     plan = plan_submission(_write(tmp_path, notebook), spec)
-    assert {"cell": "HELPER = 4"} in plan.fast_steps
+    assert {"cell": "HELPER = 4"} in _wire(plan.fast_steps)
 
 
 @pytest.mark.parametrize(
@@ -134,14 +141,14 @@ def _retyped(cell_type):
 ], ids=["line-appended", "line-prepended", "raw-cell", "markdown-cell"])
 def test_a_test_cell_with_a_line_added_or_another_type_is_edited(tmp_path, spec, change):
     """Kills: the released source accepted when merely *contained* in the cell
-    (``normalise(check.student_source) in normalise(_source(cell))``), and the
+    (``normalise(check.student_source) in normalise(cell_source(cell))``), and the
     ``cell_type != "code"`` test removed (a raw test cell is
     never run, so its exercise would be reported as crashed, not tampered)."""
     notebook = _released()
     change(_cell(notebook, "test_tensor_bytes"))
     plan = plan_submission(_write(tmp_path, notebook), spec)
     assert plan.tampered == {"test_tensor_bytes": "its test cell was edited"}
-    assert "test_tensor_bytes" not in [s.get("cases") for s in plan.full_steps]
+    assert "test_tensor_bytes" not in [s.get("cases") for s in _wire(plan.full_steps)]
 
 
 def _demo_cells(notebook, spec):
@@ -163,13 +170,13 @@ def test_a_changed_demo_cell_runs_in_the_fast_plan(tmp_path, spec, change):
     notebook = _released()
     demos = _demo_cells(notebook, spec)
     assert len(demos) >= 5
-    fast = [s["cell"] for s in plan_submission(_write(tmp_path, notebook), spec).fast_steps
-            if "cell" in s]
+    fast = [s["cell"] for s in _wire(plan_submission(_write(tmp_path, notebook), spec)
+                                     .fast_steps) if "cell" in s]
     assert not any(d.source in fast for d in demos)  # as released, every demo is skipped
     edited = next(d for d in demos if "4" in d.source)
     edited.source = change(edited.source)
     plan = plan_submission(_write(tmp_path, notebook), spec)
-    fast = [s["cell"] for s in plan.fast_steps if "cell" in s]
+    fast = [s["cell"] for s in _wire(plan.fast_steps) if "cell" in s]
     assert edited.source in fast
     assert [d.source for d in demos if d.source in fast] == [edited.source]
     assert plan.tampered == {}

@@ -13,14 +13,15 @@ from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+from support.nbgrader_course import Course, stock_results
 
-from autograder.course import RELEASE, assignments, grade_ids, instructor_notebook, read_notebook
-from autograder.nbgrader_course import Course, stock_results
+from autograder.course import RELEASE, assignments, instructor_notebook
+from autograder.notebook import grade_ids, read_notebook
 from autograder.plan import plan_submission
 from autograder.preprocessors.strip_widget_state import StripWidgetState
 from autograder.preprocessors.tag_test_cells import RAISES_EXCEPTION, TagTestCells, is_test_cell
+from autograder.protocol import Status
 from autograder.release import release
-from autograder.results import FAILED, PASSED
 from autograder.spec import load_spec
 
 # An answer an instructor run computed; it is in no cell's source, only in what the run left
@@ -213,9 +214,9 @@ def test_nbgrader_autograde_scores_tagged_test_cells_from_their_outputs(toy_cour
     course.autograde(TOY)
     [untouched] = stock_results(course, "untouched", TOY, "untouched").tests
     [passed] = stock_results(course, "solved", TOY, "solved").tests
-    assert (untouched.status, untouched.points) == (FAILED, 0)
+    assert (untouched.status, untouched.points) == (Status.FAILED, 0)
     assert untouched.message.startswith("CheckFailed: 1 of 1 checks failed:")
-    assert (passed.status, passed.points) == (PASSED, 1)
+    assert (passed.status, passed.points) == (Status.PASSED, 1)
 
 
 # --- the real assignments --------------------------------------------------------------------

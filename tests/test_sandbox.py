@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
 from autograder.course import REPO
+from autograder.protocol import step_from_wire
 from autograder.sandbox import SANDBOX_UID, Limits, SandboxUnavailable, Worker, sandbox_available
+from autograder.sandbox import worker as worker_module
 
 # The cell limit leaves a wide margin for honest work on a loaded 2-core CI machine: a memory
 # bomb must reach the memory limit (touching ~1 GiB) well before it reaches the time limit.
@@ -38,13 +39,23 @@ NORMAL = [
 ]
 
 
+def run(worker: Worker, steps: list[dict]) -> dict:
+    """``worker.run`` on steps written as the JSON the sandbox receives; the report as plain
+    data, each case outcome ``{"value": V}`` or ``{"error": TEXT}`` (its flags left out)."""
+    report = worker.run([step_from_wire(step) for step in steps])
+    return {"status": report.status, "message": report.message, "seconds": report.seconds,
+            "cells": [{"index": c.index, "error": c.error, "seconds": c.seconds}
+                      for c in report.cells],
+            "cases": {g: [o.plain() for o in outcomes] for g, outcomes in report.cases.items()}}
+
+
 def values(report: dict, grade_id: str) -> list:
     return [outcome.get("value", outcome.get("error")) for outcome in report["cases"][grade_id]]
 
 
 def assert_normal(worker: Worker) -> None:
     """The next, honest submission on the same worker is graded exactly right."""
-    report = worker.run(NORMAL)
+    report = run(worker, NORMAL)
     assert report["status"] == "ok", report
     assert report["cases"] == {"double": [{"value": 4}, {"value": 6}]}
     assert [cell["error"] for cell in report["cells"]] == [None]
@@ -81,7 +92,7 @@ def worker():
 # 1 -------------------------------------------------------------------------------------------
 @needs_bwrap
 def test_normal_submission(worker):
-    report = worker.run(NORMAL)
+    report = run(worker, NORMAL)
     assert report["status"] == "ok" and report["message"] == ""
     assert report["cases"] == {"double": [{"value": 4}, {"value": 6}]}
     assert len(report["cells"]) == 1
@@ -91,7 +102,7 @@ def test_normal_submission(worker):
 
 @needs_bwrap
 def test_errors_magics_and_gpu_only_cells(worker):
-    report = worker.run([
+    report = run(worker, [
         {"cell": "%%gpu_only\nran_gpu_cell = True\n"},
         {"cell": "x = 1 / 0"},
         {"cell": "def broken(:\n    pass"},
@@ -118,7 +129,7 @@ def test_errors_magics_and_gpu_only_cells(worker):
 # 2 -------------------------------------------------------------------------------------------
 @needs_bwrap
 def test_infinite_loop_times_out_that_cell_and_the_run_goes_on(worker):
-    report = worker.run([
+    report = run(worker, [
         {"cell": "def f(x):\n    return 2 * x\n\ndef spin():\n    while True:\n        pass\n"},
         {"cell": "while True:\n    pass\n"},
         {"cell": "y = 5"},
@@ -146,10 +157,10 @@ def test_a_loop_that_swallows_timeouts_hits_the_submission_deadline(worker):
     # `try` escapes its `except` (plain exec shows the same), so that form is stopped per cell;
     # either way the submission ends in "timeout".
     literal = "while True:\n try:\n  while True: pass\n except BaseException: pass\n"
-    assert worker.run([{"cell": literal}])["status"] == "timeout"
+    assert run(worker, [{"cell": literal}])["status"] == "timeout"
     stubborn = ("while True:\n    try:\n        while True:\n            spins = 1\n"
                 "    except BaseException:\n        pass\n")
-    report = worker.run([{"cell": "done = 1"}, {"cases": "before", "calls": ["done"]},
+    report = run(worker, [{"cell": "done = 1"}, {"cases": "before", "calls": ["done"]},
                          {"cell": stubborn}, {"cases": "after", "calls": ["done"]}])
     assert report["status"] == "timeout"
     assert report["message"] == f"the submission ran past {LIMITS.submission_seconds:g} s"
@@ -166,7 +177,7 @@ def test_a_loop_that_swallows_timeouts_hits_the_submission_deadline(worker):
     "import torch\nt = torch.ones(2**36, dtype=torch.uint8)",
 ])
 def test_memory_bomb_is_out_of_memory(worker, bomb):
-    report = worker.run([{"cell": bomb}, {"cell": "z = 1"}, {"cases": "after", "calls": ["z"]}])
+    report = run(worker, [{"cell": bomb}, {"cell": "z = 1"}, {"cases": "after", "calls": ["z"]}])
     assert report["status"] == "out of memory", report
     assert report["message"].startswith("cell 0 ran out of memory")
     error = report["cells"][0]["error"]
@@ -184,7 +195,7 @@ def test_memory_spread_over_processes_is_out_of_memory(worker):
               "        time.sleep(60)\n"
               "        os._exit(0)\n"
               "time.sleep(60)\n")
-    report = worker.run([{"cell": spread}])
+    report = run(worker, [{"cell": spread}])
     assert report["status"] == "out of memory", report
     assert report["message"] == "used more than 1.5 GiB"
     assert_normal(worker)
@@ -208,16 +219,17 @@ started = len(procs)
 @needs_bwrap
 @as_root
 def test_fork_bomb_is_contained(worker):
-    uid = SANDBOX_UID + SLOT
+    uid = SANDBOX_UID + worker.slot
     # First make sure RLIMIT_NPROC really binds in this sandbox; never bomb otherwise.
-    probe = worker.run([{"cell": NPROC_PROBE}, {"cases": "nproc", "calls": ["limited", "started"]}])
+    probe = run(worker, [{"cell": NPROC_PROBE},
+                         {"cases": "nproc", "calls": ["limited", "started"]}])
     assert probe["status"] == "ok", probe
     limited, started = values(probe, "nproc")
     assert limited is True and started < 8, "RLIMIT_NPROC is not effective: not bombing"
 
     outcome: dict = {}
     bomb = [{"cell": "import os\nwhile True:\n    os.fork()\n"}, {"cases": "after", "calls": ["1"]}]
-    thread = threading.Thread(target=lambda: outcome.update(worker.run(bomb)), daemon=True)
+    thread = threading.Thread(target=lambda: outcome.update(run(worker, bomb)), daemon=True)
     give_up = time.monotonic() + 30
     peak, forks = 0, []
     thread.start()
@@ -240,7 +252,7 @@ def test_fork_bomb_is_contained(worker):
 # 6 -------------------------------------------------------------------------------------------
 @needs_bwrap
 def test_huge_output_is_discarded(worker):
-    report = worker.run([
+    report = run(worker, [
         {"cell": "line = 'x' * 10**6\nfor _ in range(200):\n    print(line)\n"},
         {"cell": "import sys\nsys.stderr.write('e' * 10**7)\n'y' * 10**7\n"},
         {"cell": "%matplotlib inline\nimport matplotlib.pyplot as plt\n"
@@ -259,7 +271,7 @@ def test_huge_output_is_discarded(worker):
 # 7 -------------------------------------------------------------------------------------------
 @needs_bwrap
 def test_huge_results_are_refused(worker):
-    report = worker.run([
+    report = run(worker, [
         {"cell": "import torch"},
         {"cases": "big", "calls": ["list(range(10**7))", "torch.zeros(10**6)", "'a' * 10**6",
                                    "[1.2345678901234567] * 10000", "list(range(10))"]},
@@ -268,7 +280,7 @@ def test_huge_results_are_refused(worker):
     too_large = {"error": "returned a value too large to grade"}
     assert report["cases"]["big"] == [too_large] * 4 + [{"value": list(range(10))}]
     assert report["seconds"] < CELL  # refusing is cheap: no cell limit was needed
-    many = worker.run([{"cases": "many", "calls": ["'a' * 60000"] * 30}])
+    many = run(worker, [{"cases": "many", "calls": ["'a' * 60000"] * 30}])
     assert many["status"] == "crashed"
     assert many["message"] == f"sent more than {LIMITS.output_bytes} bytes of results"
     assert 0 < len(many["cases"]["many"]) < 30
@@ -278,18 +290,18 @@ def test_huge_results_are_refused(worker):
 # 8 -------------------------------------------------------------------------------------------
 @needs_bwrap
 def test_exit_and_crashes(worker):
-    report = worker.run([{"cell": "import sys\nsys.exit(0)"}, {"cases": "a", "calls": ["1"]}])
+    report = run(worker, [{"cell": "import sys\nsys.exit(0)"}, {"cases": "a", "calls": ["1"]}])
     assert report["status"] == "ok"
     assert report["cells"][0]["error"] == "SystemExit: 0"
     assert values(report, "a") == [1]
 
-    report = worker.run([{"cell": "v = 7"}, {"cases": "a", "calls": ["v"]},
+    report = run(worker, [{"cell": "v = 7"}, {"cases": "a", "calls": ["v"]},
                          {"cell": "import os\nos._exit(3)"}, {"cases": "b", "calls": ["v"]}])
     assert report["status"] == "crashed"
     assert report["message"] == "exited with status 3 before finishing"
     assert report["cases"] == {"a": [{"value": 7}]}  # results sent before the crash survive
 
-    report = worker.run([{"cell": "import ctypes\nctypes.string_at(0)"}])
+    report = run(worker, [{"cell": "import ctypes\nctypes.string_at(0)"}])
     assert report["status"] == "crashed"
     assert report["message"] == "killed by SIGSEGV"
     assert_normal(worker)
@@ -304,7 +316,7 @@ def test_forged_results_are_rejected(worker):
              f"        os.write(fd, {(line + chr(10)).encode()!r})\n"
              "    except OSError:\n"
              "        pass\n")
-    report = worker.run([{"cell": forge}, {"cases": "x", "calls": ["2"]}])
+    report = run(worker, [{"cell": forge}, {"cases": "x", "calls": ["2"]}])
     assert report["status"] == "crashed"
     assert report["message"].startswith("sent malformed results")
     assert "x" not in report["cases"]
@@ -348,7 +360,7 @@ def test_files_outside_the_sandbox_are_invisible(worker, tmp_path):
             "        return 'read'\n"
             "    except OSError as error:\n"
             "        return type(error).__name__\n")
-    report = worker.run([{"cell": cell}, {"cases": "files", "calls": [
+    report = run(worker, [{"cell": cell}, {"cases": "files", "calls": [
         "reads", "writes", f"sorted(os.listdir({str(REPO)!r}))", "sorted(os.listdir('/'))",
         "probe(f'/proc/{os.getppid()}/mem')", "probe(f'/proc/{os.getppid()}/environ')"]}])
     assert report["status"] == "ok", report
@@ -382,7 +394,7 @@ def test_no_network(worker):
             "net['seconds'] = time.monotonic() - start\n"
             "net['interfaces'] = [name for _, name in socket.if_nameindex()]\n")
     try:
-        report = worker.run([{"cell": cell}, {"cases": "net", "calls": ["net"]}])
+        report = run(worker, [{"cell": cell}, {"cases": "net", "calls": ["net"]}])
     finally:
         listener.close()
     net = values(report, "net")[0]
@@ -397,7 +409,7 @@ def test_no_network(worker):
 @needs_bwrap
 def test_environment_is_clean(worker):
     assert "NBGRADER_EXECUTION" not in os.environ  # the fixture set it only while starting
-    report = worker.run([{"cell": "import os\nenv = dict(os.environ)"},
+    report = run(worker, [{"cell": "import os\nenv = dict(os.environ)"},
                          {"cases": "env", "calls": ["sorted(env)", "env['HOME']", "os.getcwd()",
                                                     "os.getuid()"]}])
     names, home, cwd, uid = values(report, "env")
@@ -422,7 +434,7 @@ def test_leftover_processes_files_and_ipc_are_gone(worker):
              "os.makedirs('/tmp/locked/inner')\n"
              "os.chmod('/tmp/locked', 0)\n"
              "shm = ctypes.CDLL(None).shmget(0, 4096, 0o1600)\n")
-    report = worker.run([{"cell": leave}, {"cases": "left", "calls": ["shm >= 0"]}])
+    report = run(worker, [{"cell": leave}, {"cases": "left", "calls": ["shm >= 0"]}])
     assert report["status"] == "ok", report
     assert values(report, "left") == [True]
 
@@ -430,7 +442,7 @@ def test_leftover_processes_files_and_ipc_are_gone(worker):
             "procs = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n"
             "names = [open(f'/proc/{p}/comm').read().strip() for p in procs]\n"
             "shm = open('/proc/sysvipc/shm').read().splitlines()[1:]\n")
-    report = worker.run([{"cell": look}, {"cases": "now", "calls": [
+    report = run(worker, [{"cell": look}, {"cases": "now", "calls": [
         "len(procs)", "'sleep' in names", "os.listdir('/tmp')", "os.listdir('/dev/shm')",
         "shm"]}])
     count, sleeping, tmp, dev_shm, shm = values(report, "now")
@@ -440,7 +452,7 @@ def test_leftover_processes_files_and_ipc_are_gone(worker):
     assert tmp == ([REPO.parts[2]] if REPO.parts[1] == "tmp" else []), tmp
     assert dev_shm == [] and shm == []
     if os.geteuid() == 0:
-        assert not [p for p in host_processes(SANDBOX_UID + SLOT) if p[1] == "sleep"]
+        assert not [p for p in host_processes(SANDBOX_UID + worker.slot) if p[1] == "sleep"]
     assert_normal(worker)
 
 
@@ -450,7 +462,7 @@ def test_same_submission_same_result(worker):
     steps = [{"cell": "import random\nimport numpy\nimport torch"},
              {"cases": "random", "calls": ["torch.rand(1).item()", "random.random()",
                                            "float(numpy.random.rand())", "hash('abc')"]}]
-    first, second = worker.run(steps), worker.run(steps)
+    first, second = run(worker, steps), run(worker, steps)
     assert first["status"] == "ok"
     assert first["cases"] == second["cases"]
     assert values(first, "random")[1] == 0.8444218515250481  # random.seed(0)
@@ -460,7 +472,7 @@ def test_same_submission_same_result(worker):
 @needs_bwrap
 def test_a_killed_worker_is_restarted(worker):
     starts = worker.starts
-    report = worker.run([{"cell": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"}])
+    report = run(worker, [{"cell": "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"}])
     assert report["status"] == "crashed"
     assert report["message"] == "the sandbox worker died while running this submission"
     assert_normal(worker)
@@ -469,10 +481,10 @@ def test_a_killed_worker_is_restarted(worker):
 
 @needs_bwrap
 def test_a_stopped_worker_is_given_up_and_restarted(monkeypatch):
-    monkeypatch.setattr(sandbox, "GRACE_SECONDS", 1.0)
+    monkeypatch.setattr(worker_module, "GRACE_SECONDS", 1.0)
     limits = Limits(cell_seconds=1, submission_seconds=1, memory_bytes=LIMITS.memory_bytes)
     with Worker(limits, slot=SLOT + 1) as stopped:
-        report = stopped.run([{"cell": "import os, signal\n"
+        report = run(stopped, [{"cell": "import os, signal\n"
                                         "os.kill(os.getppid(), signal.SIGSTOP)\n"
                                         "while True:\n    pass"}])
         assert report["status"] == "timeout"
@@ -482,7 +494,7 @@ def test_a_stopped_worker_is_given_up_and_restarted(monkeypatch):
         assert stopped.starts == 2
     if os.geteuid() == 0:
         time.sleep(0.2)
-        assert not [p for p in host_processes(SANDBOX_UID + SLOT + 1) if p[2] != "Z"]
+        assert not [p for p in host_processes(SANDBOX_UID + stopped.slot) if p[2] != "Z"]
 
 
 # 15 ------------------------------------------------------------------------------------------
@@ -503,7 +515,7 @@ def test_without_sandbox_the_same_runner_still_grades(monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     with Worker(LIMITS, slot=SLOT + 2, sandbox=False) as plain:
         assert_normal(plain)
-        report = plain.run([{"cell": "import os, subprocess\n"
+        report = run(plain, [{"cell": "import os, subprocess\n"
                                      "sleeper = subprocess.Popen(['sleep', '1000'])\n"
                                      "env = sorted(os.environ)\n"
                                      "x = 1 / 0"},
@@ -523,7 +535,7 @@ def test_timings(worker, capsys):
     times = []
     for _ in range(20):
         started = time.perf_counter()
-        assert worker.run(trivial)["status"] == "ok"
+        assert run(worker, trivial)["status"] == "ok"
         times.append(time.perf_counter() - started)
     median = statistics.median(times)
     with capsys.disabled():
@@ -536,7 +548,7 @@ def test_timings(worker, capsys):
 def test_scratch_wipe_keeps_read_only_mounts_inside_it(tmp_path):
     """A repository cloned under /tmp puts its venv inside the sandbox's /tmp: the wipe
     between submissions must leave it (and the folders above it) and remove the rest."""
-    from autograder.sandbox_runner import _wipe
+    from autograder.sandbox.cleanup import wipe as _wipe
 
     kept = tmp_path / "clone" / ".venv"
     kept.mkdir(parents=True)

@@ -2,7 +2,8 @@
 
 import pytest
 
-from autograder.course import RELEASE, assignments, instructor_notebook, read_notebook
+from autograder.course import RELEASE, assignments, instructor_notebook
+from autograder.notebook import read_notebook
 from autograder.spec import SpecError, load_spec, needed_for_grading, parse_cases, strip_hidden
 
 SOURCE = '''check([

@@ -1,5 +1,5 @@
 """A throw-away nbgrader course directory driven by stock nbgrader commands (for tests,
-benchmarks and comparisons with stock ``nbgrader autograde``).
+benchmarks and comparisons with stock ``nbgrader autograde``). Test support, not product.
 
 Laid out the way nbgrader expects::
 
@@ -14,7 +14,6 @@ and driven with stock ``nbgrader`` commands.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -23,15 +22,12 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import NBGRADER_CONFIG, instructor_notebook
-from autograder.results import FAILED, MISSING, PASSED, NotebookResult, TestResult
+from autograder.course_dirs import nbgrader_env
+from autograder.notebook import grade_id as grade_id_of
+from autograder.protocol import Status
+from autograder.results import NotebookResult, TestResult
 
-
-def nbgrader_env() -> dict[str, str]:
-    """This environment, with this interpreter's folder first on PATH: nbgrader shells out
-    to alembic, which is installed beside it (in the venv's bin/)."""
-    env = dict(os.environ)
-    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
-    return env
+__all__ = ["Course", "NbgraderFailed", "failure_message", "nbgrader_env", "stock_results"]
 
 
 class NbgraderFailed(RuntimeError):
@@ -111,7 +107,7 @@ def stock_results(course: Course, student: str, assignment: str, notebook: str) 
     autograded = course.autograded(student, assignment)
     if autograded.exists():
         for cell in nbformat.read(autograded, as_version=4).cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            grade_id = grade_id_of(cell)
             if grade_id:
                 cells[grade_id] = cell
     result = NotebookResult(notebook=notebook, assignment=assignment)
@@ -122,14 +118,14 @@ def stock_results(course: Course, student: str, assignment: str, notebook: str) 
                 continue
             cell = cells.get(grade.name)
             if grade.score is None or cell is None:
-                test = TestResult(grade.name, 0.0, grade.max_score, MISSING,
+                test = TestResult(grade.name, 0.0, grade.max_score, Status.MISSING,
                                   "this test cell is missing from the notebook; copy it back "
                                   "from the student version in notebooks/")
             elif grade.score >= grade.max_score:
-                test = TestResult(grade.name, grade.score, grade.max_score, PASSED,
+                test = TestResult(grade.name, grade.score, grade.max_score, Status.PASSED,
                                   "all checks passed")
             else:
-                test = TestResult(grade.name, grade.score, grade.max_score, FAILED,
+                test = TestResult(grade.name, grade.score, grade.max_score, Status.FAILED,
                                   failure_message(cell) or "failed")
             result.tests.append(test)
     order = {grade_id: i for i, grade_id in enumerate(cells)}

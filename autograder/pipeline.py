@@ -1,0 +1,67 @@
+"""One submission through the grader: plan -> run in the sandbox -> judge.
+
+``check`` (one reader's notebook) and ``grade`` (a class) both call ``grade_submission``.
+Trusts the answer key (``spec``) and its caller; the submission is read as data by
+``plan`` and run only in the ``Worker``. Imports ``autograder.plan``, ``judge``,
+``protocol``, ``results``, ``sandbox.worker`` and ``spec``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.judge import judge_submission
+from autograder.plan import InvalidSubmission, plan_submission
+from autograder.protocol import Report, Status
+from autograder.results import NotebookResult, TestResult
+from autograder.sandbox.worker import Worker
+from autograder.spec import AssignmentSpec
+
+
+@dataclass
+class Submission:
+    student: str
+    folder: Path
+    path: Path | None  # None: no notebook at all
+    note: str = ""  # e.g. graded under another file name
+
+
+def _needs_full_run(report: Report) -> bool:
+    """A name undefined in the fast run may live in a demo cell the fast plan skipped."""
+    return any("NameError" in (outcome.error or "")
+               for outcomes in report.cases.values() for outcome in outcomes)
+
+
+def grade_submission(worker: Worker, spec: AssignmentSpec, submission: Submission,
+                     assignment: str) -> NotebookResult:
+    """The graded result of one submission (an invalid one scores 0, with why)."""
+    result = NotebookResult(notebook=str(submission.path or submission.folder),
+                            assignment=assignment, student=submission.student)
+    try:
+        if submission.path is None:
+            raise InvalidSubmission(submission.note or "no notebook was submitted")
+        plan = plan_submission(submission.path, spec)
+    except InvalidSubmission as problem:
+        result.status, result.message = Status.INVALID, str(problem)
+        result.tests = [TestResult(g, 0.0, c.points, Status.INVALID, f"not graded: {problem}")
+                        for g, c in spec.checks.items()]
+        return result
+    report = worker.run(plan.fast_steps)
+    if _needs_full_run(report) and plan.full_steps != plan.fast_steps:
+        report = worker.run(plan.full_steps)
+    result.tests, result.status, result.message = judge_submission(spec, plan, report)
+    if submission.note:
+        result.message = "; ".join(m for m in (submission.note, result.message) if m)
+    return result
+
+
+def grader_failure(spec: AssignmentSpec, submission: Submission, assignment: str,
+                   error: Exception) -> NotebookResult:
+    """What a bug in the grader costs: this submission, marked crashed, with the error."""
+    message = f"internal grader error, please report it: {type(error).__name__}: {error}"
+    return NotebookResult(
+        notebook=str(submission.path), assignment=assignment, student=submission.student,
+        status=Status.CRASHED, message=message,
+        tests=[TestResult(g, 0.0, c.points, Status.CRASHED, message)
+               for g, c in spec.checks.items()])
