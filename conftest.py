@@ -3,6 +3,11 @@
 GPU-only notebook cells start with ``%%gpu_only`` (see ``lecture_utils.gpu_cells``). nbval
 has no conditional skip, so here each such cell is reported as skipped, with the reason, on a
 machine without CUDA, and replayed like any other cell where CUDA exists.
+
+Parallel runs (``scripts/test.sh`` uses pytest-xdist's ``--dist loadgroup``): each test file
+is one group, kept in one worker so that its module fixtures (a graded course, a JupyterLab)
+are built once. The files in ``SPLIT_BY_NOTEBOOK`` build one course per notebook, so each
+notebook's tests are a group of their own and the notebooks are shared out between workers.
 """
 
 from __future__ import annotations
@@ -12,8 +17,17 @@ import torch
 
 from lecture_utils.gpu_cells import is_gpu_only
 
+SPLIT_BY_NOTEBOOK = {"tests/test_nbgrader_grading.py", "tests/test_answer_variants.py"}
 
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        group = item.nodeid.split("::")[0]
+        callspec = getattr(item, "callspec", None)
+        if group in SPLIT_BY_NOTEBOOK and callspec is not None:
+            group += f"[{callspec.id.split('-')[0]}]"
+        item.add_marker(pytest.mark.xdist_group(group))
     if torch.cuda.is_available():
         return
     skip = pytest.mark.skip(reason="GPU-only notebook cell (%%gpu_only); no CUDA GPU here")

@@ -1,9 +1,9 @@
 """Counting floating-point operations: formulas, and a measured count to check them against.
 
-One multiply plus one add is two FLOPs, so a (m×k) @ (k×n) matmul costs 2·m·k·n.
-``count_flops`` runs code under torch's ``FlopCounterMode``, which counts matmuls,
-convolutions and attention only: elementwise work counts as zero, which is why the formulas
-ignore it too.
+One multiply plus one add is two FLOPs. The matmul formula itself is notebook 04's first
+exercise, so it is not here. ``count_flops`` runs code under torch's ``FlopCounterMode``,
+which counts matmuls, convolutions and attention only: elementwise work counts as zero, which
+is why the notebooks' formulas ignore it too.
 """
 
 from __future__ import annotations
@@ -16,16 +16,6 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from lecture_utils.timing import Timing, benchmark
-
-
-def matmul_flops(m: int, k: int, n: int) -> int:
-    """FLOPs of an (m×k) @ (k×n) matmul: one multiply and one add per (i, j, l) triple."""
-    return 2 * m * k * n
-
-
-def linear_flops(batch: int, d_in: int, d_out: int) -> int:
-    """Forward FLOPs of a bias-free linear layer applied to ``batch`` rows."""
-    return matmul_flops(batch, d_in, d_out)
 
 
 def count_flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:

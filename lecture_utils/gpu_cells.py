@@ -2,7 +2,7 @@
 
 A notebook marks a GPU-only cell by starting it with ``%%gpu_only``. Without a GPU the cell
 prints one line saying it was skipped and why, and the notebook carries on. The test suite's
-nbval replay recognises the same marker (see ``tests/conftest.py``) and reports such cells as
+nbval replay recognises the same marker (see the root ``conftest.py``) and reports such cells as
 skipped on a CPU machine, and runs them on a GPU machine.
 """
 

@@ -2,6 +2,10 @@
 # Set up (if needed) and run the whole test suite: unit tests, real nbgrader grading, nbval
 # replays of the instructor notebooks, and a browser check of JupyterLab. Extra arguments
 # go to pytest.
+#
+#   TEST_WORKERS=N   test processes side by side (pytest-xdist; default 2, 0 runs in this
+#                    process). Each test file stays in one process, so a file's shared
+#                    fixtures (a graded course, a running JupyterLab) are built once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -19,4 +23,7 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0
 fi
 
 export PATH="$PWD/.venv/bin:$PATH"   # nbgrader shells out to alembic from the environment
-exec .venv/bin/python -m pytest "$@"
+workers=${TEST_WORKERS:-2}
+parallel=()
+[ "$workers" != 0 ] && parallel=(-n "$workers" --dist loadgroup)
+exec .venv/bin/python -m pytest "${parallel[@]}" "$@"

@@ -24,6 +24,24 @@ LECTURE_NUMBERS = {
         ("2304", "2304"),                      # ... in MiB
         ("65504", "65504"),                    # fp16's largest value
     ],
+    "02_strides_and_views": [
+        ("offset of x[1, 2]: .storage_offset()", "== 6"),  # x[1, 2] of a 4×4 tensor
+    ],
+    "03_data_types": [
+        ("fp16(1e-8) = 0.0", "float16).item() == 0"),     # fp16 flushes 1e-8 to zero
+        ("bf16(1e-8) = 1.00117", "bfloat16).item() != 0"),  # ... bf16 keeps it
+        ("fp16 max                           65504", "max == 65504"),
+        ("448.0", "max == 448"),                           # E4M3's largest number
+        ("fp8 e5m2 max                       57344", "max == 57344"),
+    ],
+    "04_matmul_flops_and_mfu": [
+        ("8,796,093,022,208 FLOPs", "2 * B * D * K"),      # 2mkn, counted = formula
+    ],
+    "05_autograd_and_backward": [
+        ("forward 2·B·P = 167,772,160", "== 2 * B * P"),
+        ("backward 4·B·P = 335,544,320", "== 4 * B * P"),
+        ("total 6·B·P = 503,316,480", "== 6 * B * P"),
+    ],
 }
 CASES = [(a, printed, asserted) for a, pairs in LECTURE_NUMBERS.items()
          for printed, asserted in pairs]

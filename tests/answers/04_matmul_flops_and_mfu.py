@@ -1,0 +1,166 @@
+"""Wrong and right answers of notebook 04 (matmul FLOPs, FLOP/s and MFU), keyed by grade_id.
+
+Each wrong answer is a mistake students make and must lose exactly its exercise; each right
+answer is written differently from the instructor's and must score full marks.
+"""
+
+WRONG: dict[str, list[str]] = {
+    "matmul_flops": [
+        # a multiply-add counted as one FLOP
+        "def matmul_flops(m, k, n):\n    return m * k * n\n",
+        # k multiplies but only k - 1 adds per output: m·n·(2k − 1)
+        "def matmul_flops(m, k, n):\n    return m * n * (2 * k - 1)\n",
+        # a float, not an int
+        "def matmul_flops(m, k, n):\n    return 2.0 * m * k * n\n",
+    ],
+    "batched_matmul_flops": [
+        # batch dimensions not broadcast: A's batch only
+        "import math\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    *batch, m, k = a_shape\n"
+        "    n = b_shape[-1]\n"
+        "    return math.prod(batch) * 2 * m * k * n\n",
+        # every batch dimension of both operands multiplied together
+        "import math\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]\n"
+        "    return math.prod(a_shape[:-2]) * math.prod(b_shape[:-2]) * 2 * m * k * n\n",
+        # the larger of the two batch sizes, as if one operand always had the whole batch
+        "import math\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    batch = max(math.prod(a_shape[:-2]), math.prod(b_shape[:-2]))\n"
+        "    return batch * 2 * a_shape[-2] * a_shape[-1] * b_shape[-1]\n",
+        # 3-D assumed: the first dimension read as the batch, m and k as dims 1 and 2
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    if len(a_shape) == 2:\n"
+        "        return 2 * a_shape[0] * a_shape[1] * b_shape[-1]\n"
+        "    return a_shape[0] * 2 * a_shape[1] * a_shape[2] * b_shape[-1]\n",
+        # a multiply-add counted as one FLOP (broadcasting right)
+        "import math\n\nimport torch\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    batch = torch.broadcast_shapes(tuple(a_shape[:-2]), tuple(b_shape[:-2]))\n"
+        "    return math.prod(batch) * a_shape[-2] * a_shape[-1] * b_shape[-1]\n",
+    ],
+    "mfu": [
+        # FLOPs and seconds swapped
+        "def mfu(flops, seconds, peak_flops_per_sec):\n"
+        "    return seconds / flops / peak_flops_per_sec\n",
+        # a percentage instead of a fraction
+        "def mfu(flops, seconds, peak_flops_per_sec):\n"
+        "    return 100 * flops / seconds / peak_flops_per_sec\n",
+        # clipped at 1, hiding a wrong peak
+        "def mfu(flops, seconds, peak_flops_per_sec):\n"
+        "    return min(1.0, flops / seconds / peak_flops_per_sec)\n",
+    ],
+    "mfu_from_datasheet": [
+        # the sparse figure taken as the dense peak
+        "def mfu_from_datasheet(flops, seconds, datasheet_tflops, with_sparsity):\n"
+        "    return flops / seconds / (datasheet_tflops * 1e12)\n",
+        # every figure halved, footnote or not
+        "def mfu_from_datasheet(flops, seconds, datasheet_tflops, with_sparsity):\n"
+        "    return flops / seconds / (datasheet_tflops * 1e12 / 2)\n",
+        # sparsity doubled instead of halved
+        "def mfu_from_datasheet(flops, seconds, datasheet_tflops, with_sparsity):\n"
+        "    peak = datasheet_tflops * 1e12 * (2 if with_sparsity else 1)\n"
+        "    return flops / seconds / peak\n",
+        # teraFLOPS taken as FLOP/s (no 1e12)
+        "def mfu_from_datasheet(flops, seconds, datasheet_tflops, with_sparsity):\n"
+        "    peak = datasheet_tflops / 2 if with_sparsity else datasheet_tflops\n"
+        "    return flops / seconds / peak\n",
+    ],
+    "arithmetic_intensity": [
+        # C forgotten: only the two inputs' bytes
+        "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
+        "    return 2 * m * k * n / ((m * k + k * n) * bytes_per_element)\n",
+        # bits instead of bytes
+        "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
+        "    return 2 * m * k * n / ((m * k + k * n + m * n) * 8 * bytes_per_element)\n",
+        # a multiply-add counted as one FLOP
+        "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
+        "    return m * k * n / ((m * k + k * n + m * n) * bytes_per_element)\n",
+        # C read and written (C += A @ B): its bytes counted twice
+        "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
+        "    return 2 * m * k * n / ((m * k + k * n + 2 * m * n) * bytes_per_element)\n",
+    ],
+}
+
+RIGHT: dict[str, list[str]] = {
+    "matmul_flops": [
+        # multiplies and adds counted separately
+        "def matmul_flops(m, k, n):\n"
+        "    multiplies = m * n * k\n"
+        "    adds = m * n * k\n"
+        "    return multiplies + adds\n",
+        # measured: FlopCounterMode on meta tensors
+        "import torch\nfrom lecture_utils.flops import count_flops\n\n"
+        "def matmul_flops(m, k, n):\n"
+        "    a = torch.empty(m, k, device='meta')\n"
+        "    b = torch.empty(k, n, device='meta')\n"
+        "    return count_flops(torch.matmul, a, b)\n",
+        # the standard library's product
+        "import math\n\ndef matmul_flops(m, k, n):\n    return 2 * math.prod((m, k, n))\n",
+    ],
+    "batched_matmul_flops": [
+        # broadcasting by hand, aligned from the right
+        "from itertools import zip_longest\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    a_shape, b_shape = list(a_shape), list(b_shape)\n"
+        "    batch = 1\n"
+        "    for x, y in zip_longest(reversed(a_shape[:-2]), reversed(b_shape[:-2]),\n"
+        "                            fillvalue=1):\n"
+        "        batch *= x if y == 1 else y\n"
+        "    return 2 * batch * a_shape[-2] * a_shape[-1] * b_shape[-1]\n",
+        # measured: FlopCounterMode on meta tensors
+        "import torch\nfrom torch.utils.flop_counter import FlopCounterMode\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    a = torch.empty(tuple(a_shape), device='meta')\n"
+        "    b = torch.empty(tuple(b_shape), device='meta')\n"
+        "    with FlopCounterMode(display=False) as counter:\n"
+        "        a @ b\n"
+        "    return int(counter.get_total_flops())\n",
+        # the result's shape from a meta matmul: batch × m × n outputs, 2k FLOPs each
+        "import torch\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    out = torch.empty(tuple(a_shape), device='meta') @ "
+        "torch.empty(tuple(b_shape), device='meta')\n"
+        "    return out.numel() * 2 * a_shape[-1]\n",
+    ],
+    "mfu": [
+        # one division by the product
+        "def mfu(flops, seconds, peak_flops_per_sec):\n"
+        "    return flops / (seconds * peak_flops_per_sec)\n",
+        # the helper that takes a rate
+        "from lecture_utils.hardware import fraction_of_peak\n\n"
+        "def mfu(flops, seconds, peak_flops_per_sec):\n"
+        "    return fraction_of_peak(flops / seconds, peak_flops_per_sec)\n",
+    ],
+    "mfu_from_datasheet": [
+        # halve the FLOP/s by doubling the achieved rate's share
+        "def mfu_from_datasheet(flops, seconds, datasheet_tflops, with_sparsity):\n"
+        "    share = flops / seconds / (datasheet_tflops * 1e12)\n"
+        "    return 2 * share if with_sparsity else share\n",
+        # via a dense peak and the exercise-3 formula
+        "def mfu_from_datasheet(flops, seconds, datasheet_tflops, with_sparsity):\n"
+        "    dense_tflops = datasheet_tflops / (2 if with_sparsity else 1)\n"
+        "    return (flops / 1e12) / seconds / dense_tflops\n",
+    ],
+    "arithmetic_intensity": [
+        # bytes of each matrix separately
+        "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
+        "    a_bytes = m * k * bytes_per_element\n"
+        "    b_bytes = k * n * bytes_per_element\n"
+        "    c_bytes = m * n * bytes_per_element\n"
+        "    return 2 * m * k * n / (a_bytes + b_bytes + c_bytes)\n",
+        # measured on meta tensors: counted FLOPs over the tensors' nbytes (int dtype by size)
+        "import torch\nfrom lecture_utils.flops import count_flops\n\n"
+        "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
+        "    dtype = {1: torch.int8, 2: torch.float16, 4: torch.float32,\n"
+        "             8: torch.float64}[bytes_per_element]\n"
+        "    a = torch.empty(m, k, device='meta', dtype=torch.float32)\n"
+        "    b = torch.empty(k, n, device='meta', dtype=torch.float32)\n"
+        "    flops = count_flops(torch.matmul, a, b)\n"
+        "    sizes = [torch.empty(s, device='meta', dtype=dtype).nbytes\n"
+        "             for s in ((m, k), (k, n), (m, n))]\n"
+        "    return flops / sum(sizes)\n",
+    ],
+}
