@@ -20,7 +20,7 @@ from lecture_utils.gpu_cells import is_gpu_only
 SPLIT_BY_NOTEBOOK = {"tests/test_nbgrader_grading.py", "tests/test_answer_variants.py"}
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         group = item.nodeid.split("::")[0]

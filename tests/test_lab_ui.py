@@ -1,6 +1,7 @@
 """The README's lab command, in a real browser: JupyterLab opens on the student's working
 copy (workspace/, not the tracked notebooks/), greets a newcomer with no prompt about Jupyter
-news, and a calculator widget renders and recomputes when a slider moves.
+news, a calculator widget renders and recomputes when a slider moves, and every widget of
+every solved notebook answers a change with the right value.
 
 Runs `bash scripts/lab.sh` (the command a newcomer types) on a free port, with the working
 copy and JupyterLab's user settings in fresh temporary folders (a first start; the working
@@ -20,6 +21,7 @@ import socket
 import subprocess
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -70,13 +72,79 @@ def _students_notebook() -> nbformat.NotebookNode:
                        unsolved)
 
 
+# Widgets are found in the instructor notebooks' stored outputs: each is a VBox whose first
+# child is its bold title. Each title needs a check below (what to change, and the value the
+# result must then show, worked out by hand); a widget added without one fails the suite.
+WIDGET_TITLE = re.compile(r"HTML\(value='<b>(.*?)</b>'\)")
+
+
+def _widgets() -> list[tuple[str, str]]:
+    """(assignment, title) of every widget the instructor notebooks show."""
+    from autograder.course import assignments, instructor_notebook
+
+    found = []
+    for assignment in assignments():
+        for cell in read_notebook(instructor_notebook(assignment)).cells:
+            for output in cell.get("outputs", []):
+                text = output.get("data", {}).get("text/plain", "")
+                found += [(assignment, title) for title in WIDGET_TITLE.findall(text)]
+    return found
+
+
+def _select(label: str, option: str) -> Callable:
+    return lambda box: box.locator(".widget-dropdown", has_text=label).locator(
+        "select").select_option(label=option)
+
+
+def _type(label: str, text: str) -> Callable:
+    def act(box):
+        field = box.locator(".widget-text", has_text=label).locator("input")
+        field.fill(text)
+        field.press("Enter")
+    return act
+
+
+def _slide_to_max(label: str) -> Callable:
+    def act(box):
+        box.locator(".widget-slider", has_text=label).locator(
+            ".ui-slider-handle, .noUi-handle").first.focus()
+        box.page.keyboard.press("End")
+    return act
+
+
+WIDGET_CHECKS: dict[str, tuple[Callable, list[str]]] = {
+    # 6·70e9·15e12 FLOPs on 1024 H100s at fp32's 67e12 FLOP/s and MFU 0.5: 2,125.6 days
+    "Training-time calculator": (_select("precision", "fp32"), ["2,125.6 days"]),
+    # 8 × 80 GB holding 2 bytes per parameter: 320 billion parameters
+    "Largest-model calculator": (
+        _select("recipe", "inference, bf16 weights only (2 B)"), ["320.0B parameters"]),
+    # 49152 × 12288 elements of 2 bytes
+    "Bytes of one 2-D tensor": (_select("dtype", "bfloat16"), ["1,207,959,552 bytes"]),
+    # x.permute(1, 0)[1, 2] is x[2, 1]: offset 2·4 + 1 = 9 in the 4×4 storage
+    "Stride explorer: x = torch.arange(n).view(shape)": (
+        _type("permute", "1, 0"), ["x.permute(1, 0)[1, 2]", "storage_offset (elements)9"]),
+    # 65520 is half-way between fp16's 65504 and 65536 (past its max): inf; bf16 keeps 65536
+    "A number in every dtype": (_type("number", "65520"), ["bf16 65536.0", "fp16 inf"]),
+    # m at the slider's maximum: 2 · 65536 · 4096 · 4096 FLOPs
+    "Matmul on paper": (_slide_to_max("m"), ["2,199,023,255,552"]),
+}
+WIDGETS = _widgets()
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
-    """A working copy that holds, before the lab starts, the student's notebook 00; lab.sh
-    copies in the rest from the release."""
+    """A working copy that holds, before the lab starts, the student's notebook 00 and, in
+    solved/, the instructor notebooks that show widgets; lab.sh copies in the rest from the
+    release."""
+    from autograder.course import instructor_notebook
+
     workspace = tmp_path_factory.mktemp("student") / "workspace"
     (workspace / NOTEBOOK).parent.mkdir(parents=True)
     nbformat.write(_students_notebook(), workspace / NOTEBOOK)
+    for assignment in {a for a, _ in WIDGETS}:
+        (workspace / "solved" / assignment).mkdir(parents=True)
+        shutil.copy(instructor_notebook(assignment),
+                    workspace / "solved" / assignment / f"{assignment}.ipynb")
     return workspace
 
 
@@ -199,3 +267,58 @@ def test_calculator_widget_renders_and_updates(lab_url, browser, workspace, tmp_
         time.sleep(0.5)
     assert (REPO / "notebooks" / NOTEBOOK).read_bytes() == released
     page.close()
+
+
+def test_every_widget_has_a_check():
+    assert len(WIDGETS) >= 6
+    missing = [title for _, title in WIDGETS if title not in WIDGET_CHECKS]
+    assert not missing, f"widgets with no browser check in WIDGET_CHECKS: {missing}"
+
+
+SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in front (others stay open)
+
+
+def _run_all(page, url: str) -> None:
+    page.goto(url)
+    page.locator(f"{SHOWN} .jp-Cell").first.click(timeout=60_000)
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
+        timeout=60_000)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$")).click()
+
+
+@pytest.mark.parametrize(("assignment", "title"), WIDGETS, ids=[t for _, t in WIDGETS])
+def test_widget_answers_a_change_with_the_right_value(lab_url, browser, workspace, tmp_path,
+                                                      assignment, title):
+    act, expected = WIDGET_CHECKS[title]
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        _check_widget(page, lab_url, assignment, title, act, expected)
+    finally:  # what the page showed, for a person to look at (kept with pytest's tmp files)
+        page.screenshot(path=str(tmp_path / f"{assignment}.png"), full_page=True)
+        page.close()
+
+
+def _check_widget(page, lab_url: str, assignment: str, title: str, act: Callable,
+                  expected: list[str]) -> None:
+    # reset: a fresh layout with only this notebook open, whatever earlier tests left open
+    _run_all(page, f"{lab_url}/lab/tree/solved/{assignment}/{assignment}.ipynb"
+                   f"?token={TOKEN}&reset")
+    box = page.locator(f"{SHOWN} .widget-vbox").filter(
+        has=page.locator(".widget-html-content", has_text=re.compile("^" + re.escape(title) + "$")))
+    box.first.wait_for(timeout=120_000)
+    box = box.first
+    box.scroll_into_view_if_needed()
+    # textContent, not innerText: JupyterLab skips rendering cells scrolled out of view, and
+    # innerText of an unrendered element is empty
+    result = box.locator(".widget-html-content").last
+    page.wait_for_function("el => el.textContent.trim().length > 0",
+                           arg=result.element_handle(), timeout=60_000)
+    before = result.text_content()
+    act(box)
+    page.wait_for_function("([el, text]) => el.textContent !== text",
+                           arg=[result.element_handle(), before], timeout=60_000)
+    after = result.text_content()
+    flat = re.sub(r"\s+", "", after)
+    missing = [text for text in expected if re.sub(r"\s+", "", text) not in flat]
+    assert not missing, f"{assignment}, widget {title!r}: {missing} not in what it shows:\n{after}"
