@@ -46,9 +46,10 @@ def test_dry_run_replays_a_notebook_and_times_matmuls_three_ways(tmp_path: Path)
     assert {row["precision"] for row in timers["rows"]} >= {"bf16", "fp16", "fp32"}
     for row in timers["rows"]:
         assert row["ours_s"] > 0 and row["torch_timer_s"] > 0
-        # the same matmul timed two ways: a broken timer (no sync, calls miscounted) is off by
-        # orders of magnitude, while a busy 2-core machine moves the ratio by tens of percent
-        assert 0.2 < row["ours_over_torch_timer"] < 5, row
+        # the same matmul timed two ways: a broken timer (calls miscounted, a block's time
+        # taken as a call's) is off by orders of magnitude, while a busy 2-core machine can
+        # move the ratio of two 20-µs timings several-fold
+        assert 0.1 < row["ours_over_torch_timer"] < 10, row
         assert row["mfu"] is None  # a CPU has no datasheet peak
     table = (out / "matmul_timers.md").read_text()
     assert "| fp32 | 64 |" in table and "torch" in table

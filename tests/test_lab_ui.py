@@ -127,6 +127,12 @@ WIDGET_CHECKS: dict[str, tuple[Callable, list[str]]] = {
     "A number in every dtype": (_type("number", "65520"), ["bf16 65536.0", "fp16 inf"]),
     # m at the slider's maximum: 2 · 65536 · 4096 · 4096 FLOPs
     "Matmul on paper": (_slide_to_max("m"), ["2,199,023,255,552"]),
+    # c at its maximum, 2: weights of std 2/sqrt(128) = 0.1768; each layer ×0.9866·2 = 1.973
+    "Activation std per layer for weights of std c/sqrt(d)": (
+        _slide_to_max("init scale c"), ["std 2/sqrt(128) = 0.1768", "0.9866 × 2 = 1.973"]),
+    # ZeRO stage 0 keeps everything on every GPU: 7e9 × 16 B = 112 GB; 80 GB / 16 B = 5e9
+    "Training memory per GPU (parameters + gradients + optimizer state)": (
+        _select("ZeRO stage", "0"), ["112.0 GB", "5.0 B parameters"]),
 }
 WIDGETS = _widgets()
 
@@ -306,7 +312,7 @@ def _check_widget(page, lab_url: str, assignment: str, title: str, act: Callable
                    f"?token={TOKEN}&reset")
     box = page.locator(f"{SHOWN} .widget-vbox").filter(
         has=page.locator(".widget-html-content", has_text=re.compile("^" + re.escape(title) + "$")))
-    box.first.wait_for(timeout=120_000)
+    box.first.wait_for(timeout=300_000)  # the cells before it run first: slow on a busy CPU
     box = box.first
     box.scroll_into_view_if_needed()
     # textContent, not innerText: JupyterLab skips rendering cells scrolled out of view, and

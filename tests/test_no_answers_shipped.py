@@ -15,6 +15,7 @@ Mutation used to check this test: put `def training_days(total_flops, n_gpus, pe
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
 import math
@@ -29,6 +30,7 @@ import torch
 import lecture_utils
 from autograder.course import assignments, instructor_notebook
 from autograder.notebook import grade_id as grade_id_of
+from autograder.notebook import read_notebook
 from autograder.spec import load_spec
 from lecture_utils.checks import evaluate, judge
 
@@ -73,6 +75,22 @@ def test_no_helper_carries_an_exercise_name(assignment, solution, test):
 TRIAL_MEMORY = 4 * 2**30  # address space of the process that tries the helpers
 
 
+def _notebook_imports(assignment: str) -> dict[str, object]:
+    """The names the notebook's own import statements define (torch, nn, the probes its
+    checks call...), so the checks run here as they do in the notebook."""
+    namespace: dict[str, object] = {"torch": torch, "math": math}
+    for cell in read_notebook(instructor_notebook(assignment)).cells:
+        if cell.cell_type != "code" or cell.source.lstrip().startswith("%"):
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        imports = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+        exec(compile(ast.Module(imports, []), "<imports>", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
 def _cap_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (TRIAL_MEMORY, TRIAL_MEMORY))
 
@@ -83,9 +101,10 @@ def _helpers_passing(assignment: str, solution: str, test: str) -> list[str]:
     import io
 
     cases = load_spec(instructor_notebook(assignment)).checks[test].cases
+    imports = _notebook_imports(assignment)
     passing = []
     for qualified, helper in _helpers().items():
-        namespace = {"torch": torch, "math": math, solution: helper}
+        namespace = {**imports, solution: helper}
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             verdicts = [judge(case, evaluate(case, namespace)) for case in cases]
         if all(v is None for v in verdicts):
@@ -112,12 +131,11 @@ def test_the_comparison_would_catch_a_leaked_solution():
     for assignment, solution, test in EXERCISES:
         notebook = instructor_notebook(assignment)
         spec = load_spec(notebook)
-        namespace = {"torch": torch, "math": math}
-        import nbformat
-
-        for cell in nbformat.read(notebook, as_version=4).cells:
-            if grade_id_of(cell) == solution:
-                exec(cell.source, namespace)  # noqa: S102 - our own solution cell
-        assert inspect.isfunction(namespace[solution])
+        namespace = _notebook_imports(assignment)
+        solutions = load_spec(notebook).solution_ids  # all of them: Cruncher needs Linear
+        for cell in read_notebook(notebook).cells:
+            if grade_id_of(cell) in solutions:
+                exec(cell.source, namespace)  # noqa: S102 - our own solution cells
+        assert inspect.isfunction(namespace[solution]) or inspect.isclass(namespace[solution])
         cases = spec.checks[test].cases
         assert all(judge(c, evaluate(c, namespace)) is None for c in cases), solution

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,16 @@ def worker():
         started.start()
     yield started
     started.close()
+
+
+@pytest.fixture(scope="module")
+def roomy_worker():
+    """The same limits with a long cell time: a bomb that touches every page it takes needs
+    several seconds to reach 1.5 GiB on a busy machine, and must meet the memory limit first."""
+    if not AVAILABLE:
+        pytest.skip(f"no sandbox here: {WHY}")
+    with Worker(replace(LIMITS, cell_seconds=30, submission_seconds=60), slot=SLOT) as started:
+        yield started
 
 
 # 1 -------------------------------------------------------------------------------------------
@@ -176,7 +187,8 @@ def test_a_loop_that_swallows_timeouts_hits_the_submission_deadline(worker):
     "chunks = []\nwhile True:\n    chunks.append(bytearray(64 * 2**20))\n",
     "import torch\nt = torch.ones(2**36, dtype=torch.uint8)",
 ])
-def test_memory_bomb_is_out_of_memory(worker, bomb):
+def test_memory_bomb_is_out_of_memory(roomy_worker, bomb):
+    worker = roomy_worker
     report = run(worker, [{"cell": bomb}, {"cell": "z = 1"}, {"cases": "after", "calls": ["z"]}])
     assert report["status"] == "out of memory", report
     assert report["message"].startswith("cell 0 ran out of memory")
