@@ -305,6 +305,24 @@ def test_widget_answers_a_change_with_the_right_value(lab_url, browser, workspac
         page.close()
 
 
+ERROR_OUTPUT = f"{SHOWN} .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+
+
+def _wait_for_output(page, box, assignment: str, title: str, timeout_s: float = 300) -> None:
+    """Waits until the widget is in the page (attached, not necessarily painted: JupyterLab's
+    default windowing skips painting cells out of view). The cells before it run first, which
+    is slow on a busy CPU; a cell that fails stops Run All, so a traceback ends the wait."""
+    deadline = time.time() + timeout_s
+    while box.count() == 0:
+        errors = [e for e in page.locator(ERROR_OUTPUT).all_text_contents() if "Error" in e]
+        assert not errors, f"{assignment}: a cell failed before widget {title!r}:\n{errors[0]}"
+        running = page.locator(f"{SHOWN} .jp-InputPrompt", has_text="[*]").count()
+        assert time.time() < deadline, (
+            f"{assignment}: widget {title!r} not shown after {timeout_s:.0f} s "
+            f"({running} cells still running or queued)")
+        page.wait_for_timeout(1_000)
+
+
 def _check_widget(page, lab_url: str, assignment: str, title: str, act: Callable,
                   expected: list[str]) -> None:
     # reset: a fresh layout with only this notebook open, whatever earlier tests left open
@@ -312,7 +330,7 @@ def _check_widget(page, lab_url: str, assignment: str, title: str, act: Callable
                    f"?token={TOKEN}&reset")
     box = page.locator(f"{SHOWN} .widget-vbox").filter(
         has=page.locator(".widget-html-content", has_text=re.compile("^" + re.escape(title) + "$")))
-    box.first.wait_for(timeout=300_000)  # the cells before it run first: slow on a busy CPU
+    _wait_for_output(page, box, assignment, title)
     box = box.first
     box.scroll_into_view_if_needed()
     # textContent, not innerText: JupyterLab skips rendering cells scrolled out of view, and

@@ -42,6 +42,14 @@ LECTURE_NUMBERS = {
         ("backward 4·B·P = 335,544,320", "== 4 * B * P"),
         ("total 6·B·P = 503,316,480", "== 6 * B * P"),
     ],
+    "06_parameters_and_modules": [
+        ("8,256 parameters = 2·64² + 64", "== 8256"),  # Cruncher(64, 2): L·d² + d
+    ],
+    "07_optimizers_and_memory": [
+        ("adamw           16", 'bytes_per_parameter("adamw") == 16'),  # fp32 AdamW: 16 B
+        ("ZeRO stage 0:   5.0 B parameters", "answer[0] == 5e9"),      # 8 × 80 GB / 16 B
+        ("ZeRO stage 3:  40.0 B parameters", "math.isclose(answer[3], 40e9)"),
+    ],
 }
 CASES = [(a, printed, asserted) for a, pairs in LECTURE_NUMBERS.items()
          for printed, asserted in pairs]

@@ -95,18 +95,45 @@ def _cap_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (TRIAL_MEMORY, TRIAL_MEMORY))
 
 
+HELPER_SECONDS = 10  # a helper still busy after this long on an exercise's cases is no answer
+
+
+class _TooSlow(BaseException):  # not an Exception: the checks must not record it as a result
+    pass
+
+
+def _too_slow(*_: object) -> None:
+    raise _TooSlow
+
+
 def _helpers_passing(assignment: str, solution: str, test: str) -> list[str]:
-    """Runs in the capped process: every helper that passes all of the exercise's checks."""
+    """Runs in the capped process: every helper that passes all of the exercise's checks.
+
+    Helpers fed other functions' arguments can take very long (``plotting.subplots(1024,
+    4096)`` draws four million axes): each gets HELPER_SECONDS, and its figures are closed
+    after it, so one helper cannot starve the trials of the others."""
     import contextlib
     import io
+    import signal
+
+    import matplotlib.pyplot as plt
 
     cases = load_spec(instructor_notebook(assignment)).checks[test].cases
     imports = _notebook_imports(assignment)
+    signal.signal(signal.SIGALRM, _too_slow)
     passing = []
     for qualified, helper in _helpers().items():
         namespace = {**imports, solution: helper}
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            verdicts = [judge(case, evaluate(case, namespace)) for case in cases]
+        signal.alarm(HELPER_SECONDS)
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                verdicts = [judge(case, evaluate(case, namespace)) for case in cases]
+        except _TooSlow:
+            verdicts = ["too slow"]
+        finally:
+            signal.alarm(0)
+            plt.close("all")
         if all(v is None for v in verdicts):
             passing.append(qualified)
     return passing

@@ -1,0 +1,163 @@
+"""Drive an optimizer class on one fixed tiny problem and report plain numbers.
+
+Notebook 07 grades hand-written optimizers as data: a test calls
+``trajectory(AdamW(probe_groups(), lr=0.1))`` and compares the parameters after each step
+with what ``torch.optim``'s class of the same name gives on the same problem. Nothing here
+updates a parameter itself: the probe builds the problem, calls ``zero_grad``, ``backward``
+and ``step`` on the optimizer it is given, and reads the results back as lists of floats.
+
+The problem has four float64 parameters in two parameter groups:
+
+* group 0: ``a`` (2×3), and ``c`` (2), which is never part of the loss: its ``.grad``
+  stays None, so a correct optimizer leaves it (and its state) alone;
+* group 1: ``b`` (4), and ``d`` (3), which is part of the loss only on odd steps (1, 3, ...):
+  on the others its ``.grad`` is None, so its own step count falls behind the others'.
+
+Two gradients are tiny (about 1e-4), so where ``eps`` sits in a formula shows.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import torch
+
+NAMES = ("a", "b", "d", "c")  # the order of parameters in every result
+_DTYPE = torch.float64
+
+
+def _parameters() -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(7)
+    shapes = {"a": (2, 3), "b": (4,), "d": (3,), "c": (2,)}
+    return {name: torch.randn(shape, generator=generator, dtype=_DTYPE).requires_grad_()
+            for name, shape in shapes.items()}
+
+
+def _loss(p: dict[str, torch.Tensor], step: int) -> torch.Tensor:
+    scale_a = torch.tensor([[1.0, 1e-4, 2.0], [0.5, 3e-4, -1.0]], dtype=_DTYPE)
+    scale_b = torch.tensor([1.0, 0.1, 2.0, 5e-4], dtype=_DTYPE)
+    loss = ((p["a"].sin() * scale_a).sum() + ((p["b"] - 1) ** 2 * scale_b).sum()
+            + 0.1 * p["a"][1].sum() * p["b"][:3].sum())
+    if step % 2 == 1:
+        loss = loss + (p["d"] ** 2).sum() - p["d"].sum()
+    return loss
+
+
+def probe_groups(group1: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Fresh probe parameters as two parameter groups, to construct an optimizer on:
+    group 0 (``a``, ``c``) takes the constructor's settings, group 1 (``b``, ``d``)
+    overrides them with ``group1``. E.g. ``AdamW(probe_groups({"lr": 0.1}), lr=1e-3)``."""
+    params = _parameters()
+    return [{"params": [params["a"], params["c"]]},
+            {"params": [params["b"], params["d"]], **(group1 or {})}]
+
+
+def _params_of(optimizer: torch.optim.Optimizer) -> dict[str, torch.Tensor]:
+    groups = optimizer.param_groups
+    if len(groups) != 2 or [len(g["params"]) for g in groups] != [2, 2]:
+        raise ValueError("build the optimizer on probe_groups(...): two groups of two "
+                         "parameters each")
+    (a, c), (b, d) = groups[0]["params"], groups[1]["params"]
+    return {"a": a, "b": b, "d": d, "c": c}
+
+
+def _run(optimizer: torch.optim.Optimizer, steps: int) -> Iterator[list[float]]:
+    params = _params_of(optimizer)
+    for step in range(1, steps + 1):
+        optimizer.zero_grad(set_to_none=True)
+        _loss(params, step).backward()
+        optimizer.step()
+        yield [x for name in NAMES for x in params[name].detach().flatten().tolist()]
+
+
+def trajectory(optimizer: torch.optim.Optimizer, steps: int = 3) -> list[list[float]]:
+    """The 15 parameter values (``a``, ``b``, ``d``, ``c``, flattened) after each of
+    ``steps`` steps of ``optimizer``, built on ``probe_groups(...)``."""
+    return list(_run(optimizer, steps))
+
+
+def stepped(optimizer: torch.optim.Optimizer, steps: int = 1) -> torch.optim.Optimizer:
+    """``optimizer`` (built on ``probe_groups(...)``) after ``steps`` steps, for state checks."""
+    for _ in _run(optimizer, steps):
+        pass
+    return optimizer
+
+
+def buffers(optimizer: torch.optim.Optimizer, steps: int = 1) -> list[int]:
+    """For each parameter (``a``, ``b``, ``d``, ``c``): how many tensors of its shape
+    ``optimizer`` (built on ``probe_groups(...)``) keeps in its state after ``steps`` steps
+    (torch's AdamW: 2 per parameter that has had a gradient, 0 before the first step)."""
+    params = _params_of(optimizer)
+    for _ in _run(optimizer, steps):
+        pass
+    counts = []
+    for name in NAMES:
+        state = optimizer.state.get(params[name], {})
+        counts.append(sum(1 for v in state.values()
+                          if isinstance(v, torch.Tensor) and v.shape == params[name].shape))
+    return counts
+
+
+_TORCH_CLASSES = ("SGD", "Adagrad", "RMSprop", "Adam", "AdamW")
+_TORCH_MODULES = ("sgd", "adagrad", "rmsprop", "adam", "adamw")
+
+
+_ABSENT = object()
+
+
+class _CalledTorch(Exception):
+    pass
+
+
+@contextmanager
+def _sentinels() -> Iterator[list[str]]:
+    """Replace torch.optim's steps and update functions by ones that record the call."""
+    calls: list[str] = []
+    saved: list[tuple[Any, str, Any]] = []
+
+    def sentinel(label: str) -> Any:
+        def called(*_args: Any, **_kwargs: Any) -> None:
+            calls.append(label)
+            raise _CalledTorch(label)
+        return called
+
+    targets = [(getattr(torch.optim, c), "step", f"torch.optim.{c}.step")
+               for c in _TORCH_CLASSES]
+    functional = importlib.import_module("torch.optim._functional")
+    for m in _TORCH_MODULES:
+        module = importlib.import_module(f"torch.optim.{m}")
+        for name in (m, f"_single_tensor_{m}", f"_multi_tensor_{m}", f"_fused_{m}"):
+            if hasattr(module, name):
+                targets.append((module, name, f"torch.optim.{m}.{name}"))
+        if hasattr(functional, m):
+            targets.append((functional, m, f"torch.optim._functional.{m}"))
+    try:
+        for owner, name, label in targets:
+            saved.append((owner, name, vars(owner).get(name, _ABSENT)))
+            setattr(owner, name, sentinel(label))
+        yield calls
+    finally:
+        for owner, name, original in reversed(saved):
+            if original is _ABSENT:
+                delattr(owner, name)       # it was inherited: inherit it again
+            else:
+                setattr(owner, name, original)
+
+
+def uses_torch_optim(optimizer: torch.optim.Optimizer) -> bool:
+    """True if ``optimizer`` (built on ``probe_groups(...)``) is an instance of one of
+    torch.optim's SGD, Adagrad, RMSprop, Adam or AdamW, or calls their ``step`` or update
+    functions while it takes one step on the probe problem."""
+    torch_classes = {getattr(torch.optim, c) for c in _TORCH_CLASSES}
+    if any(cls in torch_classes for cls in type(optimizer).__mro__):
+        return True
+    with _sentinels() as calls:
+        try:
+            for _ in _run(optimizer, 1):
+                pass
+        except _CalledTorch:
+            pass
+    return bool(calls)

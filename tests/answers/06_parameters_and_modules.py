@@ -1,0 +1,189 @@
+"""Wrong and right answers for notebook 06 (parameters and modules)."""
+
+from __future__ import annotations
+
+_LINEAR_HEAD = (
+    "class Linear(nn.Module):\n"
+    "    def __init__(self, d_in, d_out):\n"
+    "        super().__init__()\n"
+)
+_FORWARD = (
+    "    def forward(self, x):\n"
+    "        return x @ self.weight\n"
+)
+_CRUNCHER_HEAD = (
+    "class Cruncher(nn.Module):\n"
+    "    def __init__(self, dim, num_layers):\n"
+    "        super().__init__()\n"
+)
+
+WRONG: dict[str, list[str]] = {
+    "Linear": [
+        # std 1: torch.randn without the 1/sqrt(d_in) scale
+        _LINEAR_HEAD
+        + "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=1.0, a=-3.0, b=3.0))\n"
+        + _FORWARD,
+        # std 1/d_in instead of 1/sqrt(d_in)
+        _LINEAR_HEAD
+        + "        s = 1 / d_in\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s, a=-3 * s, b=3 * s))\n"
+        + _FORWARD,
+        # no truncation: a plain normal of the right std
+        _LINEAR_HEAD
+        + "        self.weight = nn.Parameter(torch.randn(d_in, d_out) / math.sqrt(d_in))\n"
+        + _FORWARD,
+        # truncation at ±3 (trunc_normal_'s a and b are absolute), not at ±3 std
+        _LINEAR_HEAD
+        + "        s = 1 / math.sqrt(d_in)\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s, a=-3, b=3))\n"
+        + _FORWARD,
+        # truncation at ±2 std (trunc_normal_'s defaults are a=-2, b=2, scaled here)
+        _LINEAR_HEAD
+        + "        s = 1 / math.sqrt(d_in)\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s, a=-2 * s, b=2 * s))\n"
+        + _FORWARD,
+        # a bias, as nn.Linear has (initialised to zero, so the forward values still match)
+        _LINEAR_HEAD
+        + "        s = 1 / math.sqrt(d_in)\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s, a=-3 * s, b=3 * s))\n"
+        "        self.bias = nn.Parameter(torch.zeros(d_out))\n"
+        "    def forward(self, x):\n"
+        "        return x @ self.weight + self.bias\n",
+        # nn.Linear's layout: weight (d_out, d_in) and x @ weight.T
+        _LINEAR_HEAD
+        + "        s = 1 / math.sqrt(d_in)\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_out, d_in), std=s, a=-3 * s, b=3 * s))\n"
+        "    def forward(self, x):\n"
+        "        return x @ self.weight.T\n",
+        # a plain tensor, not an nn.Parameter: the module does not register it
+        _LINEAR_HEAD
+        + "        s = 1 / math.sqrt(d_in)\n"
+        "        self.weight = nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s,\n"
+        "                                            a=-3 * s, b=3 * s)\n"
+        + _FORWARD,
+    ],
+    "Cruncher": [
+        # output (batch, 1): final's last dimension kept
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([Linear(dim, dim) for _ in range(num_layers)])\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        return self.final(x)\n",
+        # squeeze() also drops a batch of one
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([Linear(dim, dim) for _ in range(num_layers)])\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        return self.final(x).squeeze()\n",
+        # one layer repeated num_layers times
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([Linear(dim, dim)] * num_layers)\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        return self.final(x).squeeze(-1)\n",
+        # a plain Python list: the layers are not registered
+        _CRUNCHER_HEAD
+        + "        self.layers = [Linear(dim, dim) for _ in range(num_layers)]\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        return self.final(x).squeeze(-1)\n",
+        # a ReLU between layers, which the lecture's model does not have
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([Linear(dim, dim) for _ in range(num_layers)])\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = torch.relu(layer(x))\n"
+        "        return self.final(x).squeeze(-1)\n",
+    ],
+    "count_parameters": [
+        # frozen parameters counted too
+        "def count_parameters(model):\n"
+        "    return sum(p.numel() for p in model.parameters())\n",
+        # a shared parameter counted once per module that uses it
+        "def count_parameters(model):\n"
+        "    return sum(p.numel() for _, p in model.named_parameters(remove_duplicate=False)\n"
+        "               if p.requires_grad)\n",
+        # the state_dict: buffers counted, frozen parameters too
+        "def count_parameters(model):\n"
+        "    return sum(t.numel() for t in model.state_dict().values())\n",
+        # module by module: a shared module or parameter counted each time it appears
+        "def count_parameters(model):\n"
+        "    return sum(p.numel() for _, m in model.named_modules(remove_duplicate=False)\n"
+        "               for p in m.parameters(recurse=False) if p.requires_grad)\n",
+    ],
+}
+
+RIGHT: dict[str, list[str]] = {
+    "Linear": [
+        # trunc_normal_ straight on the Parameter, einsum forward
+        _LINEAR_HEAD
+        + "        self.weight = nn.Parameter(torch.empty(d_in, d_out))\n"
+        "        std = d_in ** -0.5\n"
+        "        with torch.no_grad():\n"
+        "            torch.nn.init.trunc_normal_(self.weight, 0.0, std, -3 * std, 3 * std)\n"
+        "    def forward(self, x):\n"
+        "        return torch.einsum('...i,io->...o', x, self.weight)\n",
+        # a unit truncated normal scaled afterwards, register_parameter, torch.matmul
+        _LINEAR_HEAD
+        + "        w = nn.init.trunc_normal_(torch.empty(d_in, d_out), std=1.0, a=-3.0, b=3.0)\n"
+        "        self.register_parameter('weight', nn.Parameter(w / math.sqrt(d_in)))\n"
+        "    def forward(self, x):\n"
+        "        return torch.matmul(x, self.weight)\n",
+        # rejection sampling by hand: redraw every value beyond 3 std
+        _LINEAR_HEAD
+        + "        z = torch.randn(d_in, d_out)\n"
+        "        while (bad := z.abs() > 3).any():\n"
+        "            z[bad] = torch.randn(int(bad.sum()))\n"
+        "        self.weight = nn.Parameter(z / math.sqrt(d_in))\n"
+        + _FORWARD,
+    ],
+    "Cruncher": [
+        # ModuleList built by append, the output indexed with [..., 0]
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList()\n"
+        "        for _ in range(num_layers):\n"
+        "            self.layers.append(Linear(dim, dim))\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for i in range(len(self.layers)):\n"
+        "            x = self.layers[i](x)\n"
+        "        return self.final(x)[..., 0]\n",
+        # functools.reduce over the layers, reshape to (batch,)
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList(Linear(dim, dim) for _ in range(num_layers))\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        import functools\n"
+        "        h = functools.reduce(lambda h, layer: layer(h), self.layers, x)\n"
+        "        return self.final(h).reshape(x.shape[0])\n",
+    ],
+    "count_parameters": [
+        # deduplicate by identity by hand, from the list with duplicates
+        "def count_parameters(model):\n"
+        "    seen, total = set(), 0\n"
+        "    for _, p in model.named_parameters(remove_duplicate=False):\n"
+        "        if p.requires_grad and id(p) not in seen:\n"
+        "            seen.add(id(p))\n"
+        "            total += p.numel()\n"
+        "    return total\n",
+        # math.prod of shapes, filtered list, explicit int
+        "def count_parameters(model):\n"
+        "    trainable = [p for p in model.parameters() if p.requires_grad]\n"
+        "    return int(sum(math.prod(p.shape) for p in trainable))\n",
+    ],
+}

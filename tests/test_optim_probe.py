@@ -1,0 +1,89 @@
+"""The optimizer probe of notebook 07: it drives an optimizer and reports plain data."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+import torch
+
+from lecture_utils.optim_probe import buffers, probe_groups, stepped, trajectory, uses_torch_optim
+
+
+def test_trajectory_is_plain_and_deterministic():
+    first = trajectory(torch.optim.SGD(probe_groups(), lr=0.1), steps=3)
+    assert first == trajectory(torch.optim.SGD(probe_groups(), lr=0.1), steps=3)
+    assert len(first) == 3 and all(len(step) == 15 for step in first)
+    assert all(isinstance(x, float) for step in first for x in step)
+
+
+def test_c_never_moves_and_d_moves_only_on_odd_steps():
+    steps = trajectory(torch.optim.SGD(probe_groups(), lr=0.1), steps=4)
+    c = [step[13:] for step in steps]
+    d = [step[10:13] for step in steps]
+    assert c[0] == c[1] == c[2] == c[3]
+    assert d[0] == d[1] != d[2] == d[3]
+
+
+def test_the_second_group_gets_its_own_settings():
+    optimizer = torch.optim.AdamW(probe_groups({"lr": 0.5}), lr=0.1)
+    assert [g["lr"] for g in optimizer.param_groups] == [0.1, 0.5]
+    assert [len(g["params"]) for g in optimizer.param_groups] == [2, 2]
+
+
+def test_other_parameters_are_refused():
+    with pytest.raises(ValueError, match="probe_groups"):
+        trajectory(torch.optim.SGD([torch.zeros(2, requires_grad=True)], lr=0.1))
+
+
+def test_buffers_follow_torchs_lazy_and_eager_state():
+    assert buffers(torch.optim.AdamW(probe_groups()), steps=0) == [0, 0, 0, 0]
+    assert buffers(torch.optim.AdamW(probe_groups()), steps=1) == [2, 2, 2, 0]
+    assert buffers(torch.optim.Adagrad(probe_groups()), steps=0) == [1, 1, 1, 1]  # eager
+
+
+def test_stepped_returns_the_optimizer_after_its_steps():
+    optimizer = stepped(torch.optim.RMSprop(probe_groups()), steps=3)
+    assert sorted(float(s["step"]) for s in optimizer.state.values()) == [2.0, 3.0, 3.0]
+
+
+class _HandSGD(torch.optim.Optimizer):
+    def __init__(self, params, lr=0.1):
+        super().__init__(params, {"lr": lr})
+
+    @torch.no_grad()
+    def step(self, closure=None):
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    p.sub_(group["lr"] * p.grad)
+
+
+class _Wrapper(_HandSGD):
+    def step(self, closure=None):
+        torch.optim.AdamW([p for g in self.param_groups for p in g["params"]]).step()
+
+
+class _Functional(_HandSGD):
+    def step(self, closure=None):
+        params = [p for g in self.param_groups for p in g["params"] if p.grad is not None]
+        torch.optim._functional.sgd(params, [p.grad for p in params], [None] * len(params),
+                                    weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0,
+                                    nesterov=False, maximize=False)
+
+
+def test_uses_torch_optim_tells_hand_written_from_borrowed():
+    assert not uses_torch_optim(_HandSGD(probe_groups()))
+    assert uses_torch_optim(torch.optim.AdamW(probe_groups()))
+    assert uses_torch_optim(torch.optim.SGD(probe_groups(), lr=0.1))
+    assert uses_torch_optim(_Wrapper(probe_groups()))
+    assert uses_torch_optim(_Functional(probe_groups()))
+
+
+def test_uses_torch_optim_restores_torch():
+    adam = importlib.import_module("torch.optim.adam")
+    before = (torch.optim.AdamW.step, torch.optim.Adam.step, adam.adam)
+    expected = trajectory(torch.optim.AdamW(probe_groups()), steps=2)
+    uses_torch_optim(_Wrapper(probe_groups()))
+    assert (torch.optim.AdamW.step, torch.optim.Adam.step, adam.adam) == before
+    assert trajectory(torch.optim.AdamW(probe_groups()), steps=2) == expected
