@@ -50,6 +50,28 @@ LECTURE_NUMBERS = {
         ("ZeRO stage 0:   5.0 B parameters", "answer[0] == 5e9"),      # 8 × 80 GB / 16 B
         ("ZeRO stage 3:  40.0 B parameters", "math.isclose(answer[3], 40e9)"),
     ],
+    # 08 data loading: entries go here
+    "08_data_loading": [
+        ("uint16: 2 bytes per token", "uint16.itemsize == 2"),  # ids below 65,536
+        ("15T tokens on disk: 30 TB as uint16", "corpus * uint16.itemsize == 30e12"),
+    ],
+    # 09 training loop and checkpoints: entries go here
+    "09_training_loop_and_checkpoints": [
+        # an fp32 AdamW checkpoint: weights + two moments, 12 bytes per parameter (+ RNG)
+        ("bytes per parameter: 12.18", "round(measured / P) == 12"),
+        # k steps + save + load into fresh objects + N - k steps == N straight steps
+        ("parameters bitwise equal (torch.equal, all 5 tensors): True",
+         "same_params and same_losses"),
+    ],
+    # 10 mixed precision: entries go here
+    "10_mixed_precision": [
+        ("torch.float16            5.960e-08", "FP16_SMALLEST_SUBNORMAL == 2.0**-24"),  # 2^-24
+        ("6.104e-05        65504", "FP16_MAX == 65504"),                    # fp16's largest
+        ("bf16 mixed (fp32 master)       16 bytes per parameter",           # 2+2+4+4+4
+         'RECIPE_BYTES["bf16 mixed (fp32 master)"] == 16'),
+        ("bf16 pure                       8 bytes per parameter",           # 2+2+2+2
+         'RECIPE_BYTES["bf16 pure"] == 8'),
+    ],
 }
 CASES = [(a, printed, asserted) for a, pairs in LECTURE_NUMBERS.items()
          for printed, asserted in pairs]

@@ -3,9 +3,9 @@
 For each assignment one course directory receives, as separate students:
 - ``solution``: the instructor notebook itself, which must score full marks;
 - ``untouched``: the student notebook as released, which must run to the end and score 0;
-- ``wrong-set-<i>``: the solution with every exercise that has an i-th plausible wrong answer
-  (``wrong_answers.py``) replaced by it; each of those exercises must score 0 with a message
-  naming the failing call, and every other exercise full marks.
+- ``wrong-set-<i>`` (i = 0, 1): the solution with each exercise's i-th plausible wrong answer
+  (``wrong_answers.py``) in place of its solution; each exercise must score 0 there with a
+  message naming the failing call, and every other exercise full marks.
 All of them are graded in one ``nbgrader autograde`` run per assignment. Stock nbgrader runs
 every submission in a fresh kernel, top to bottom (~10 s each here), so the wrong answers go
 in sets rather than one per submission; that each one *alone* loses exactly its exercise is
@@ -25,6 +25,9 @@ from autograder.course import RELEASE, assignments, instructor_notebook
 from autograder.protocol import Status
 
 pytestmark = pytest.mark.slow
+# Stock nbgrader proves the first two wrong answers of each exercise (two submissions); all of
+# them, one submission each, go through `grade` in test_answer_variants.py.
+STOCK_WRONG_SETS = 2
 
 
 def _solution_cells(notebook):
@@ -42,7 +45,7 @@ def graded(request, tmp_path_factory):
     course.submit("untouched", assignment, RELEASE / assignment / f"{assignment}.ipynb")
     wrong = {}  # student → the grade_ids answered wrongly in that submission
     answers = WRONG_ANSWERS.get(assignment, {})
-    for i in range(max((len(v) for v in answers.values()), default=0)):
+    for i in range(min(STOCK_WRONG_SETS, max((len(v) for v in answers.values()), default=0))):
         student, notebook, replaced = f"wrong-set-{i}", solution, []
         for grade_id, sources in answers.items():
             if i < len(sources):
@@ -56,9 +59,13 @@ def graded(request, tmp_path_factory):
     return assignment, results, wrong, solution
 
 
-def test_every_exercise_has_a_wrong_answer(graded):
+def test_every_exercise_has_two_wrong_answers(graded):
     assignment, _, wrong, solution = graded
-    assert set(_solution_cells(solution)) == {g for ids in wrong.values() for g in ids}
+    exercises = set(_solution_cells(solution))
+    assert len(wrong) == STOCK_WRONG_SETS
+    for student, grade_ids in wrong.items():
+        assert set(grade_ids) == exercises, f"{student}: no wrong answer for " \
+            f"{sorted(exercises - set(grade_ids))} in tests/ (wrong_answers.py or answers/)"
 
 
 def test_solution_scores_full_marks(graded):
@@ -87,4 +94,5 @@ def test_each_wrong_answer_loses_its_exercise_and_no_other(graded):
             failed = next(t for t in results[student].tests
                           if t.grade_id == f"test_{grade_id}")
             # the message names the failing call, so the student knows where to look
-            assert failed.status != Status.PASSED and f"{grade_id}(" in failed.message, failed
+            named = f"{grade_id}(" in failed.message or f"{grade_id}[" in failed.message
+            assert failed.status != Status.PASSED and named, failed

@@ -1,0 +1,396 @@
+"""A tiny language model, its training loop, and probes that drive a student's training-loop
+pieces (notebook 09) and report plain numbers.
+
+Nothing here seeds a run the way ``set_seed`` must, clips a gradient, computes a learning
+rate or writes a checkpoint: those are the exercises. The loop takes them as arguments
+(``lr_at``, ``clip``), and the probes take the student's functions and report what they did:
+
+* ``seeded_draws(set_seed, seed)``: one draw each from Python's ``random``, NumPy's global
+  generator and torch, right after ``set_seed(seed)``;
+* ``clipped(clip_grad_norm, max_norm, scale)``: the returned norm and the gradients after
+  clipping, on four parameters (one without a gradient) passed as a generator;
+  ``uses_torch_clip(clip_grad_norm)``: whether it calls torch's own clipping;
+* ``saved_part(save_checkpoint, part)``: whether the file holds the model, the optimizer
+  state, the step, or each library's RNG state;
+* ``resumed(save_checkpoint, load_checkpoint, report, steps, k)``: train ``k`` steps, save,
+  build FRESH objects (another init), scramble every RNG, load, continue to ``steps``; report
+  one thing about the result. ``straight(report, steps, k)`` is the same run without the
+  break, for comparison.
+
+Batches are non-overlapping chunks of a token array, the chunk index drawn with
+``torch.randint`` from torch's global generator, so torch's RNG state decides the batches
+as well as the dropout masks.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import random
+import tempfile
+import types
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar, cast
+
+import numpy as np
+import torch
+from torch import nn
+
+VOCAB = 64
+
+
+class TinyLM(nn.Module):
+    """Embedding → dropout → MLP → logits over the vocabulary (each position on its own:
+    a bigram model, enough to have a loss that falls and dropout that draws random masks)."""
+
+    def __init__(self, vocab: int = VOCAB, d_model: int = 32, dropout: float = 0.1) -> None:
+        super().__init__()
+        self.embed = nn.Embedding(vocab, d_model)
+        self.hidden = nn.Linear(d_model, 4 * d_model)
+        self.out = nn.Linear(4 * d_model, vocab)
+        self.drop = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.drop(self.embed(x))
+        return self.out(self.drop(torch.nn.functional.gelu(self.hidden(h))))
+
+
+def write_tokens(path: str | os.PathLike, n_tokens: int, vocab: int = VOCAB,
+                 seed: int = 0) -> np.memmap:
+    """Write ``n_tokens`` uint16 tokens to ``path`` and return them as a read-only memmap.
+
+    The text is a noisy walk (the next token is usually the current one plus 1, 2 or 3), so
+    a bigram model can learn it. Uses its own NumPy generator: no global RNG is touched."""
+    rng = np.random.default_rng(seed)
+    steps = rng.choice([1, 2, 3], size=n_tokens, p=[0.6, 0.3, 0.1])
+    noise = rng.random(n_tokens) < 0.1
+    tokens = np.cumsum(steps) % vocab
+    tokens[noise] = rng.integers(0, vocab, size=int(noise.sum()))
+    tokens.astype(np.uint16).tofile(path)
+    return np.memmap(path, dtype=np.uint16, mode="r")
+
+
+def chunk_batch(tokens: np.ndarray, batch_size: int, context: int,
+                device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+    """``batch_size`` of the non-overlapping ``context + 1``-token chunks of ``tokens``,
+    chosen with ``torch.randint`` (torch's global RNG): inputs and next-token targets."""
+    n_chunks = len(tokens) // (context + 1)
+    index = torch.randint(n_chunks, (batch_size,)).tolist()
+    rows = np.stack([tokens[i * (context + 1):(i + 1) * (context + 1)] for i in index])
+    chunk = torch.from_numpy(rows.astype(np.int64)).to(device)
+    return chunk[:, :-1], chunk[:, 1:]
+
+
+def loss_on(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    logits = model(x)
+    return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+
+
+def train_steps(model: nn.Module, optimizer: torch.optim.Optimizer, tokens: np.ndarray,
+                steps: Iterable[int], *, lr_at: Callable[[int], float] | None = None,
+                clip: Callable[[Iterator[torch.Tensor], float], Any] | None = None,
+                max_norm: float = 1.0, batch_size: int = 8, context: int = 16) -> list[float]:
+    """One optimizer step per step number in ``steps`` on batches from ``chunk_batch``; the
+    losses as floats. ``lr_at(step)`` sets every group's learning rate first, ``clip``
+    (e.g. your ``clip_grad_norm``) is called as ``clip(model.parameters(), max_norm)``."""
+    model.train()
+    device = next(model.parameters()).device
+    losses = []
+    for step in steps:
+        if lr_at is not None:
+            for group in optimizer.param_groups:
+                group["lr"] = lr_at(step)
+        x, y = chunk_batch(tokens, batch_size, context, device)
+        loss = loss_on(model, x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        if clip is not None:
+            clip(model.parameters(), max_norm)
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+def scramble_rngs(seed: int = 1) -> None:
+    """Put Python's, NumPy's and torch's global generators in states unrelated to ``seed``'s
+    usual ones, as a freshly started process would have."""
+    mixed = (seed * 7919 + 104729) % 2**31
+    random.seed(mixed + 1)
+    np.random.seed(mixed + 2)
+    torch.manual_seed(mixed + 3)
+
+
+def rng_draws() -> list[float]:
+    """One draw from each global generator: Python ``random``, NumPy, torch."""
+    return [random.random(), float(np.random.rand()), torch.rand(()).item()]
+
+
+def seeded_draws(set_seed: Callable[[int], Any], seed: int) -> list[float]:
+    """``rng_draws()`` right after ``set_seed(seed)`` (the generators scrambled before, so a
+    library that ``set_seed`` forgets gives another number)."""
+    scramble_rngs(seed + 1)
+    set_seed(seed)
+    return rng_draws()
+
+
+# ---- clipping -------------------------------------------------------------------------
+
+def _probe_parameters(scale: float) -> list[torch.Tensor]:
+    generator = torch.Generator().manual_seed(3)
+    params = []
+    for shape, has_grad in (((2, 3), True), ((4,), True), ((3,), False), ((2,), True)):
+        p = torch.randn(shape, generator=generator).requires_grad_()
+        if has_grad:
+            p.grad = torch.randn(shape, generator=generator) * scale
+        params.append(p)
+    return params
+
+
+def clipped(clip_grad_norm: Callable[..., Any], max_norm: float,
+            scale: float = 1.0) -> list[float]:
+    """``clip_grad_norm(parameters, max_norm)`` on four float32 parameters passed as a
+    generator, the third without a gradient, the others with gradients ``scale`` times a
+    fixed draw: [the returned value, then the 12 gradient entries after the call]."""
+    params = _probe_parameters(scale)
+    returned = clip_grad_norm((p for p in params), max_norm)
+    grads = [x for p in params if p.grad is not None for x in p.grad.flatten().tolist()]
+    return [float(returned), *grads]
+
+
+_CLIP_NAMES = {
+    "torch.nn.utils": ("clip_grad_norm_", "clip_grad_norm", "get_total_norm",
+                       "clip_grads_with_norm_"),
+    "torch.nn.utils.clip_grad": ("clip_grad_norm_", "clip_grad_norm", "_get_total_norm",
+                                 "_clip_grads_with_norm_"),
+}
+
+
+class _CalledTorch(Exception):
+    pass
+
+
+@contextmanager
+def _sentinels() -> Iterator[list[str]]:
+    calls: list[str] = []
+    saved: list[tuple[types.ModuleType, str, Any]] = []
+
+    def sentinel(label: str) -> Callable[..., Any]:
+        def called(*_args: Any, **_kwargs: Any) -> None:
+            calls.append(label)
+            raise _CalledTorch(label)
+        return called
+
+    try:
+        for module_name, names in _CLIP_NAMES.items():
+            module = importlib.import_module(module_name)
+            for name in names:
+                saved.append((module, name, getattr(module, name)))
+                setattr(module, name, sentinel(f"{module_name}.{name}"))
+        yield calls
+    finally:
+        for module, name, original in reversed(saved):
+            setattr(module, name, original)
+
+
+def _torch_clip_functions() -> set[int]:
+    return {id(getattr(importlib.import_module(m), n))
+            for m, names in _CLIP_NAMES.items() for n in names}
+
+
+def uses_torch_clip(clip_grad_norm: Callable[..., Any]) -> bool:
+    """True if ``clip_grad_norm`` is, refers to by a global name, or calls torch's
+    ``clip_grad_norm_``, ``clip_grad_norm``, ``get_total_norm`` or
+    ``clip_grads_with_norm_`` while it clips the probe's gradients once."""
+    originals = _torch_clip_functions()
+    if id(clip_grad_norm) in originals:
+        return True
+    code = getattr(clip_grad_norm, "__code__", None)
+    names = getattr(clip_grad_norm, "__globals__", {})
+    if code is not None and any(id(names.get(n)) in originals for n in code.co_names
+                                if n in names):
+        return True
+    with _sentinels() as calls:
+        try:
+            clip_grad_norm((p for p in _probe_parameters(1.0)), 0.5)
+        except _CalledTorch:
+            pass
+    return bool(calls)
+
+
+# ---- checkpoints ----------------------------------------------------------------------
+
+@contextmanager
+def one_thread() -> Iterator[None]:
+    """Run torch on one CPU thread inside the block (then restore the count). Models this
+    small run many times faster on one thread than on several that wait for each other, and
+    the probes' numbers then do not depend on the machine's core count."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _single_threaded(probe: _F) -> _F:
+    @functools.wraps(probe)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        with one_thread():
+            return probe(*args, **kwargs)
+    return cast(_F, wrapped)
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed + 11)
+    np.random.seed(seed + 12)
+    torch.manual_seed(seed + 13)
+
+
+def _setup(init_seed: int) -> tuple[nn.Module, torch.optim.Optimizer]:
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(init_seed)
+        model = TinyLM(d_model=16)
+    return model, torch.optim.AdamW(model.parameters(), lr=1e-2)
+
+
+def _probe_tokens(folder: str) -> np.memmap:
+    return write_tokens(os.path.join(folder, "tokens.bin"), 2048, seed=5)
+
+
+def _run_until(k: int, folder: str) -> tuple[nn.Module, torch.optim.Optimizer, np.memmap]:
+    _seed_everything(0)
+    tokens = _probe_tokens(folder)
+    model, optimizer = _setup(init_seed=0)
+    train_steps(model, optimizer, tokens, range(k))
+    random.random()          # the loop's other generators move on too
+    np.random.rand()
+    return model, optimizer, tokens
+
+
+def _report(what: str, model: nn.Module, optimizer: torch.optim.Optimizer,
+            tokens: np.ndarray, k: int, steps: int) -> Any:
+    if what == "rng":
+        return rng_draws()
+    if what == "params":
+        flat = torch.cat([p.detach().flatten() for p in model.parameters()])
+        return [flat.sum().item(), flat.pow(2).sum().item()]
+    if what == "optimizer":
+        states = [optimizer.state[p] for p in model.parameters() if p in optimizer.state]
+        if not states:
+            return [0.0, 0.0]
+        return [sum(s["exp_avg_sq"].sum().item() for s in states), float(states[0]["step"])]
+    losses = train_steps(model, optimizer, tokens, range(k, steps))
+    if what == "losses":
+        return losses
+    if what == "final":
+        return sum(p.detach().sum().item() for p in model.parameters())
+    raise ValueError(f"report one of 'step', 'rng', 'params', 'optimizer', 'losses', "
+                     f"'final', not {what!r}")
+
+
+@_single_threaded
+def straight(report: str, steps: int = 6, k: int = 3) -> Any:
+    """What ``resumed`` reports, from one run of ``steps`` steps without a break at ``k``."""
+    folder = tempfile.mkdtemp()
+    model, optimizer, tokens = _run_until(k, folder)
+    if report == "step":
+        return k
+    return _report(report, model, optimizer, tokens, k, steps)
+
+
+@_single_threaded
+def resumed(save_checkpoint: Callable[..., Any], load_checkpoint: Callable[..., Any],
+            report: str, steps: int = 6, k: int = 3) -> Any:
+    """Train the probe model ``k`` steps, ``save_checkpoint``, then build a fresh model
+    (another init) and a fresh AdamW, scramble all RNGs, ``load_checkpoint`` into them and
+    report: "step" (what load returned), "rng" (``rng_draws()`` right after loading),
+    "params" (sum and sum of squares of the parameters after loading), "optimizer" (sum of
+    AdamW's ``exp_avg_sq`` and the first parameter's step), "losses" (of steps k … steps−1
+    after loading) or "final" (sum of the parameters after them)."""
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "checkpoint.pt")
+    model, optimizer, tokens = _run_until(k, folder)
+    save_checkpoint(path, model, optimizer, k)
+    del model, optimizer
+    scramble_rngs(k)
+    model, optimizer = _setup(init_seed=99)
+    step = load_checkpoint(path, model, optimizer)
+    if report == "step":
+        return step
+    return _report(report, model, optimizer, tokens, k, steps)
+
+
+_PARTS = ("file", "model", "optimizer", "step", "python_rng", "numpy_rng", "torch_rng")
+
+
+def _walk(obj: Any) -> Iterator[Any]:
+    yield obj
+    if isinstance(obj, dict):
+        for value in obj.values():
+            yield from _walk(value)
+    elif isinstance(obj, (list, tuple)):
+        for value in obj:
+            yield from _walk(value)
+
+
+def _as_list(obj: Any) -> Any:
+    if isinstance(obj, (list, tuple)):
+        return [_as_list(v) for v in obj]
+    if isinstance(obj, (torch.Tensor, np.ndarray)):
+        return obj.tolist()
+    return obj
+
+
+def _holds_tensor(items: list[Any], wanted: torch.Tensor) -> bool:
+    for item in items:
+        if isinstance(item, np.ndarray):
+            item = torch.from_numpy(item)
+        if isinstance(item, torch.Tensor) and item.shape == wanted.shape and \
+                torch.equal(item.to(wanted.dtype), wanted):
+            return True
+    return False
+
+
+@_single_threaded
+def saved_part(save_checkpoint: Callable[..., Any], part: str) -> bool:
+    """Whether the file ``save_checkpoint(path, model, optimizer, 1234)`` writes (after two
+    training steps of the probe model) holds ``part``: "file" (a non-empty file at
+    ``path``), "model" (every tensor of the model's state_dict), "optimizer" (AdamW's
+    moments), "step" (the number 1234), "python_rng", "numpy_rng" or "torch_rng" (that
+    library's generator state at the moment of saving)."""
+    if part not in _PARTS:
+        raise ValueError(f"part is one of {_PARTS}")
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "checkpoint.pt")
+    model, optimizer, _ = _run_until(2, folder)
+    states = {"python_rng": _as_list(random.getstate()),
+              "numpy_rng": np.random.get_state()[1],
+              "torch_rng": torch.get_rng_state()}
+    save_checkpoint(path, model, optimizer, 1234)
+    if not os.path.isfile(path) or os.path.getsize(path) == 0:
+        return False
+    if part == "file":
+        return True
+    items = list(_walk(torch.load(path, weights_only=False)))
+    if part == "model":
+        return all(_holds_tensor(items, t) for t in model.state_dict().values())
+    if part == "optimizer":
+        return all(_holds_tensor(items, s[m]) for s in optimizer.state.values()
+                   for m in ("exp_avg", "exp_avg_sq"))
+    if part == "step":
+        return any(not isinstance(i, bool) and isinstance(i, (int, float)) and i == 1234
+                   or isinstance(i, torch.Tensor) and i.numel() == 1 and i.item() == 1234
+                   for i in items)
+    if part == "python_rng":
+        return any(isinstance(i, (list, tuple)) and _as_list(i) == states["python_rng"]
+                   for i in items)
+    if part == "numpy_rng":
+        key = torch.from_numpy(states["numpy_rng"].astype(np.int64))
+        return _holds_tensor(items, key) or any(
+            isinstance(i, (list, tuple)) and _as_list(i) == key.tolist() for i in items)
+    return _holds_tensor(items, states["torch_rng"])

@@ -1,0 +1,153 @@
+"""Probes for notebook 08 (data loading): drive the student's functions, return plain values.
+
+The checks of notebook 08 cannot compare a file or a memory map directly, and "only the
+sampled windows are read" is not visible in a batch's values. These probes call the
+student's ``save_tokens``, ``load_tokens`` and ``get_batch`` on small, fixed inputs and
+report what happened as plain numbers, strings and lists:
+
+* ``saved_file`` gives a call of the student's ``save_tokens`` a fresh path and reads the
+  file back with NumPy, as raw values of a given dtype;
+* ``opened_file`` writes a raw token file itself and describes what a call of the student's
+  ``load_tokens`` returns (a memory map? read-only? which dtype, which values?);
+* ``elements_read`` hands a call of ``get_batch`` a ``CountingTokens`` array-like and counts
+  how many token values the sampler reached;
+* ``starts_seen`` collects the window starts ``get_batch`` draws over many batches.
+
+Each probe takes a small function (a lambda in the test cell) that calls the student's
+function with the arguments of the check, so the failing call is named in the check.
+
+None of them samples a batch, writes a token file for the student or opens one: a probe
+passed in place of a graded function fails its checks (``tests/test_no_answers_shipped.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["CountingTokens", "elements_read", "opened_file", "saved_file", "starts_seen"]
+
+
+class CountingTokens:
+    """A 1-D token array that counts how many elements its users reach.
+
+    Indexing (an int, a slice, an index array) is passed to the wrapped NumPy array and the
+    size of the result is added to ``elements``; converting the whole object to an array
+    (``np.array(tokens)``, ``np.asarray``, ``torch.tensor(tokens)``) adds its full length.
+    ``len``, ``shape``, ``size`` and ``dtype`` are those of the wrapped array.
+    """
+
+    def __init__(self, values: np.ndarray) -> None:
+        self._values = np.asarray(values)
+        if self._values.ndim != 1:
+            raise ValueError("CountingTokens wraps a 1-D array")
+        self.elements = 0
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._values.shape
+
+    @property
+    def size(self) -> int:
+        return self._values.size
+
+    @property
+    def ndim(self) -> int:
+        return 1
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._values.dtype
+
+    def __getitem__(self, key: Any) -> Any:
+        result = self._values[key]
+        self.elements += int(np.size(result))
+        return result
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        self.elements += len(self._values)
+        return self._values if dtype is None else self._values.astype(dtype)
+
+    def __iter__(self) -> Any:
+        for i in range(len(self._values)):
+            yield self[i]
+
+
+def _tokens(n_tokens: int, vocab: int = 50_257, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, vocab, n_tokens).astype(np.uint16)
+
+
+def elements_read(sample: Callable[[Any], Any], n_tokens: int = 100_000, seed: int = 0) -> int:
+    """How many token values ``sample(tokens)`` reached, for ``n_tokens`` random token ids
+    wrapped in a ``CountingTokens``. E.g. ``elements_read(lambda t: get_batch(t, 4, 8))``:
+    about ``4 × (8 + 1)`` (or twice that, reading x and y separately) when only the sampled
+    windows are read; ``n_tokens`` or more when the whole array is converted first."""
+    tokens = CountingTokens(_tokens(n_tokens, seed=seed))
+    sample(tokens)
+    return tokens.elements
+
+
+def starts_seen(sample: Callable[[Any, torch.Generator], Any], n_tokens: int = 12,
+                batches: int = 50, seed: int = 0) -> list[int]:
+    """The distinct first tokens of the rows of ``x`` over ``batches`` calls of
+    ``sample(tokens, generator) -> (x, y)`` on the tokens ``0, 1, ..., n_tokens - 1``, sorted.
+    Token i sits at position i, so these are the window starts drawn. E.g.
+    ``starts_seen(lambda t, g: get_batch(t, 8, 4, generator=g), n_tokens=12)``."""
+    tokens = np.arange(n_tokens, dtype=np.uint16)
+    generator = torch.Generator().manual_seed(seed)
+    seen: set[int] = set()
+    for _ in range(batches):
+        x, y = sample(tokens, generator)
+        if tuple(x.shape) != tuple(y.shape):
+            raise ValueError(f"x has shape {tuple(x.shape)} but y {tuple(y.shape)}")
+        seen.update(int(v) for v in x[:, 0].tolist())
+    return sorted(seen)
+
+
+def _raw(values: Sequence[int], dtype: Any, path: str) -> None:
+    np.asarray(values, dtype=dtype).tofile(path)
+
+
+def saved_file(save: Callable[[str], Any], dtype: Any = np.uint16) -> list[Any]:
+    """``[bytes on disk, values]`` of the file ``save(path)`` writes to a fresh temporary
+    path, the values read back from it as raw ``dtype`` with no header. E.g.
+    ``saved_file(lambda path: save_tokens(np.array([1, 2]), path))`` is ``[4, [1, 2]]`` for a
+    raw uint16 writer."""
+    folder = tempfile.mkdtemp()
+    try:
+        path = os.path.join(folder, "tokens.bin")
+        save(path)
+        return [os.path.getsize(path), np.fromfile(path, dtype=dtype).tolist()]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def opened_file(load: Callable[[str], Any], values: Sequence[int],
+                dtype: Any = np.uint16) -> dict[str, Any]:
+    """What ``load(path)`` returns for a raw file of ``values`` stored as ``dtype``: whether it
+    is a NumPy memory map of the file (not a copy in memory), whether it is writeable, its
+    dtype name and its values. E.g. ``opened_file(lambda path: load_tokens(path), [1, 2])``."""
+    folder = tempfile.mkdtemp()
+    try:
+        path = os.path.join(folder, "tokens.bin")
+        _raw(values, dtype, path)
+        tokens = load(path)
+        mapped = isinstance(tokens, np.memmap) and getattr(tokens, "_mmap", None) is not None
+        flags = getattr(tokens, "flags", None)
+        report = {"memmap": mapped,
+                  "writeable": bool(flags.writeable) if flags is not None else True,
+                  "dtype": str(getattr(tokens, "dtype", type(tokens).__name__)),
+                  "values": np.asarray(tokens).tolist()}
+        del tokens
+        return report
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

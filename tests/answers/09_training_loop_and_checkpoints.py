@@ -1,0 +1,301 @@
+"""Wrong and right answers for notebook 09 (the training loop and checkpoints)."""
+
+from __future__ import annotations
+
+_SAVE = '''
+def save_checkpoint(path, model, optimizer, step: int) -> None:
+    rng = {"python": random.getstate(), "numpy": np.random.get_state(),
+           "torch": torch.get_rng_state()}
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "step": step, "rng": rng}, path)
+'''
+
+_LOAD = '''
+def load_checkpoint(path, model, optimizer) -> int:
+    checkpoint = torch.load(path, weights_only=False)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    random.setstate(checkpoint["rng"]["python"])
+    np.random.set_state(checkpoint["rng"]["numpy"])
+    torch.set_rng_state(checkpoint["rng"]["torch"])
+    return checkpoint["step"]
+'''
+
+WRONG: dict[str, list[str]] = {
+    "set_seed": [
+        # seeds torch only
+        "def set_seed(seed):\n    torch.manual_seed(seed)\n",
+        # forgets NumPy
+        "def set_seed(seed):\n    random.seed(seed)\n    torch.manual_seed(seed)\n",
+        # forgets Python's random
+        "def set_seed(seed):\n    np.random.seed(seed)\n    torch.manual_seed(seed)\n",
+        # a new NumPy Generator instead of seeding the global one
+        "def set_seed(seed):\n    random.seed(seed)\n    np.random.default_rng(seed)\n"
+        "    torch.manual_seed(seed)\n",
+    ],
+    "cosine_lr": [
+        # nanoGPT-style warm-up, off by one: (step + 1) / warmup_steps
+        '''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return max_lr * (step + 1) / warmup_steps
+    if step > total_steps:
+        return min_lr
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * progress))
+''',
+        # not clamped after total_steps: the cosine climbs back up
+        '''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return max_lr * step / warmup_steps
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * progress))
+''',
+        # decays to 0 instead of min_lr (min_lr only after the end)
+        '''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return max_lr * step / warmup_steps
+    if step > total_steps:
+        return min_lr
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return 0.5 * max_lr * (1 + math.cos(math.pi * progress))
+''',
+        # cosine phase off by one: the decay starts one step late, peak at warmup_steps + 1
+        '''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step <= warmup_steps:
+        return max_lr * step / (warmup_steps + 1)
+    if step > total_steps:
+        return min_lr
+    progress = (step - warmup_steps - 1) / (total_steps - warmup_steps - 1)
+    return min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * progress))
+''',
+    ],
+    "clip_grad_norm": [
+        # returns the norm after clipping
+        '''
+def clip_grad_norm(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = torch.sqrt(sum((g ** 2).sum() for g in grads))
+    coefficient = max_norm / (total + 1e-6)
+    if coefficient < 1:
+        for g in grads:
+            g.mul_(coefficient)
+        total = torch.sqrt(sum((g ** 2).sum() for g in grads))
+    return total.item()
+''',
+        # scales small gradients up (no clamp of the coefficient at 1)
+        '''
+def clip_grad_norm(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = torch.sqrt(sum((g ** 2).sum() for g in grads)).item()
+    for g in grads:
+        g.mul_(max_norm / (total + 1e-6))
+    return total
+''',
+        # one norm per parameter
+        '''
+def clip_grad_norm(parameters, max_norm):
+    total = 0.0
+    for p in parameters:
+        if p.grad is None:
+            continue
+        norm = p.grad.norm().item()
+        total += norm ** 2
+        if norm > max_norm:
+            p.grad.mul_(max_norm / (norm + 1e-6))
+    return total ** 0.5
+''',
+        # forgets parameters without a gradient
+        '''
+def clip_grad_norm(parameters, max_norm):
+    params = list(parameters)
+    total = torch.sqrt(sum((p.grad ** 2).sum() for p in params)).item()
+    if total > max_norm:
+        for p in params:
+            p.grad.mul_(max_norm / (total + 1e-6))
+    return total
+''',
+        # iterates the generator twice: the second loop sees nothing, nothing is clipped
+        '''
+def clip_grad_norm(parameters, max_norm):
+    total = math.sqrt(sum((p.grad ** 2).sum().item() for p in parameters
+                          if p.grad is not None))
+    if total > max_norm:
+        for p in parameters:
+            if p.grad is not None:
+                p.grad.mul_(max_norm / (total + 1e-6))
+    return total
+''',
+        # not hand-written: torch's own clipping
+        '''
+def clip_grad_norm(parameters, max_norm):
+    return torch.nn.utils.clip_grad_norm_(parameters, max_norm).item()
+''',
+        # not hand-written, hidden behind an alias imported into the cell
+        '''
+from torch.nn.utils import clip_grad_norm_ as _clip
+
+
+def clip_grad_norm(parameters, max_norm):
+    return float(_clip(parameters, max_norm))
+''',
+    ],
+    "load_checkpoint": [
+        # no RNG states in the checkpoint
+        '''
+def save_checkpoint(path, model, optimizer, step):
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "step": step}, path)
+
+
+def load_checkpoint(path, model, optimizer):
+    checkpoint = torch.load(path)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    return checkpoint["step"]
+''',
+        # torch's RNG only: Python's and NumPy's are forgotten
+        '''
+def save_checkpoint(path, model, optimizer, step):
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "step": step, "rng": torch.get_rng_state()}, path)
+
+
+def load_checkpoint(path, model, optimizer):
+    checkpoint = torch.load(path)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    torch.set_rng_state(checkpoint["rng"])
+    return checkpoint["step"]
+''',
+        # the model but not the optimizer state
+        _SAVE.replace('"optimizer": optimizer.state_dict(),\n                ', "")
+        + _LOAD.replace('    optimizer.load_state_dict(checkpoint["optimizer"])\n', ""),
+        # no step in the file: load returns 0, as if starting over
+        _SAVE.replace('\n                "step": step,', "") + _LOAD.replace(
+            'return checkpoint["step"]', "return 0"),
+        # the RNG states are saved but load never restores them
+        _SAVE + _LOAD.replace('    random.setstate(checkpoint["rng"]["python"])\n'
+                              '    np.random.set_state(checkpoint["rng"]["numpy"])\n'
+                              '    torch.set_rng_state(checkpoint["rng"]["torch"])\n', ""),
+        # "load" that rebinds a local name instead of loading into the given objects
+        _SAVE + '''
+def load_checkpoint(path, model, optimizer):
+    checkpoint = torch.load(path, weights_only=False)
+    model = checkpoint["model"]
+    optimizer = checkpoint["optimizer"]
+    random.setstate(checkpoint["rng"]["python"])
+    np.random.set_state(checkpoint["rng"]["numpy"])
+    torch.set_rng_state(checkpoint["rng"]["torch"])
+    return checkpoint["step"]
+''',
+    ],
+}
+
+RIGHT: dict[str, list[str]] = {
+    "set_seed": [
+        "def set_seed(seed):\n    torch.manual_seed(seed)\n    np.random.seed(seed)\n"
+        "    random.seed(seed)\n",
+        '''
+import random as _random
+
+import numpy as _np
+
+
+def set_seed(seed: int) -> None:
+    for seeder in (_random.seed, _np.random.seed, torch.manual_seed,
+                   torch.cuda.manual_seed_all):
+        seeder(seed)
+''',
+    ],
+    "cosine_lr": [
+        '''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return step / warmup_steps * max_lr
+    t = min(step, total_steps)
+    ratio = (t - warmup_steps) / max(1, total_steps - warmup_steps)
+    return min_lr + (max_lr - min_lr) * (math.cos(math.pi * ratio) + 1) / 2
+''',
+        '''
+import numpy as _np
+
+
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    warm = max_lr * step / warmup_steps if warmup_steps else max_lr
+    fraction = _np.clip((step - warmup_steps) / (total_steps - warmup_steps), 0.0, 1.0)
+    decay = min_lr + 0.5 * (max_lr - min_lr) * (1 + _np.cos(_np.pi * fraction))
+    return float(warm if step < warmup_steps else decay)
+''',
+    ],
+    "clip_grad_norm": [
+        '''
+def clip_grad_norm(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(g) for g in grads]))
+    scale = torch.clamp(max_norm / (norm + 1e-6), max=1.0)
+    with torch.no_grad():
+        for g in grads:
+            g.mul_(scale)
+    return norm
+''',
+        '''
+def clip_grad_norm(parameters, max_norm):
+    grads = []
+    for p in parameters:
+        if p.grad is not None:
+            grads.append(p.grad)
+    flat = torch.cat([g.reshape(-1) for g in grads])
+    total = flat.norm(2).item()
+    if total > max_norm:
+        for g in grads:
+            g *= max_norm / (total + 1e-6)
+    return total
+''',
+    ],
+    "load_checkpoint": [
+        # NumPy's state stored as a tensor, so the default weights_only load works
+        '''
+def save_checkpoint(path, model, optimizer, step):
+    name, key, pos, has_gauss, gauss = np.random.get_state()
+    torch.save({
+        "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+        "step": torch.tensor(step),
+        "python_rng": random.getstate(),
+        "numpy_rng": [torch.from_numpy(key.astype(np.int64)), pos, has_gauss, gauss],
+        "torch_rng": torch.get_rng_state(),
+    }, path)
+
+
+def load_checkpoint(path, model, optimizer):
+    c = torch.load(path)
+    model.load_state_dict(c["model"])
+    optimizer.load_state_dict(c["optimizer"])
+    random.setstate(c["python_rng"])
+    key, pos, has_gauss, gauss = c["numpy_rng"]
+    np.random.set_state(("MT19937", key.numpy().astype(np.uint32), pos, has_gauss, gauss))
+    torch.set_rng_state(c["torch_rng"])
+    return int(c["step"])
+''',
+        # a flat tuple, NumPy's new-style state dict
+        '''
+def save_checkpoint(path, model, optimizer, step):
+    state = (model.state_dict(), optimizer.state_dict(), step, random.getstate(),
+             np.random.get_state(legacy=False), torch.get_rng_state())
+    torch.save(state, path)
+
+
+def load_checkpoint(path, model, optimizer):
+    weights, opt, step, py, npy, th = torch.load(path, weights_only=False)
+    model.load_state_dict(weights)
+    optimizer.load_state_dict(opt)
+    random.setstate(py)
+    np.random.set_state(npy)
+    torch.set_rng_state(th)
+    return step
+''',
+    ],
+}

@@ -1,0 +1,87 @@
+"""The probes of notebook 08 report what the functions they drive did, as plain values."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from lecture_utils.checks import to_plain
+from lecture_utils.token_probe import (
+    CountingTokens,
+    elements_read,
+    opened_file,
+    saved_file,
+    starts_seen,
+)
+
+
+def _windows(tokens, batch_size, context_length, device="cpu", generator=None, high_shift=0):
+    # a sampler written here, for the probes to drive (the notebook's answer is not shipped)
+    starts = torch.randint(0, len(tokens) - context_length + high_shift, (batch_size,),
+                           generator=generator)
+    rows = [np.asarray(tokens[s:s + context_length + 1], dtype=np.int64) for s in starts.tolist()]
+    w = torch.from_numpy(np.stack(rows))
+    return w[:, :-1].to(device), w[:, 1:].to(device)
+
+
+def test_counting_tokens_counts_indexed_elements_and_full_reads():
+    tokens = CountingTokens(np.arange(50, dtype=np.uint16))
+    assert len(tokens) == 50 and tokens.shape == (50,) and tokens.dtype == np.uint16
+    assert tokens[3:8].tolist() == [3, 4, 5, 6, 7] and tokens.elements == 5
+    assert int(tokens[10]) == 10 and tokens.elements == 6
+    assert tokens[np.array([[1, 2], [3, 4]])].shape == (2, 2) and tokens.elements == 10
+    assert np.array(tokens).sum() == sum(range(50)) and tokens.elements == 60
+    assert torch.tensor(tokens).shape == (50,) and tokens.elements >= 110
+    with pytest.raises(ValueError):
+        CountingTokens(np.zeros((2, 2)))
+
+
+def test_elements_read_tells_windows_from_whole_array():
+    assert elements_read(lambda t: _windows(t, 4, 8), n_tokens=10_000) == 36
+    assert elements_read(lambda t: _windows(np.array(t), 4, 8), n_tokens=10_000) >= 10_000
+
+
+def test_starts_seen_finds_every_start_and_rejects_short_rows():
+    assert starts_seen(lambda t, g: _windows(t, 8, 4, generator=g), n_tokens=12) == list(range(8))
+    assert starts_seen(lambda t, g: _windows(t, 8, 6, generator=g), n_tokens=7) == [0]
+    off_by_one = starts_seen(lambda t, g: _windows(t, 8, 4, generator=g, high_shift=-1),
+                             n_tokens=12)
+    assert off_by_one == list(range(7))
+    with pytest.raises(ValueError):  # a start past the end gives a short row
+        starts_seen(lambda t, g: _windows(t, 8, 4, generator=g, high_shift=1), n_tokens=12)
+    with pytest.raises(ValueError):  # x and y of different shapes
+        starts_seen(lambda t, g: (torch.zeros(2, 3), torch.zeros(2, 4)), n_tokens=12)
+
+
+def test_saved_file_reports_bytes_and_raw_values():
+    def raw(tokens, path, dtype=np.uint16):
+        np.asarray(tokens).astype(dtype).tofile(path)
+
+    assert saved_file(lambda p: raw([1, 2, 65535], p)) == [6, [1, 2, 65535]]
+    assert saved_file(lambda p: raw([70000], p, np.uint32), dtype=np.uint32) == [4, [70000]]
+    assert saved_file(lambda p: np.asarray([1, 2]).tofile(p))[0] == 16   # int64 as it comes
+
+
+def test_opened_file_describes_the_map():
+    def read_only(path, dtype=np.uint16):
+        return np.memmap(path, dtype=dtype, mode="r")
+
+    report = opened_file(read_only, [5, 6, 7])
+    assert report == {"memmap": True, "writeable": False, "dtype": "uint16", "values": [5, 6, 7]}
+    assert to_plain(report) == report
+    assert opened_file(lambda p: np.memmap(p, dtype=np.uint16), [1])["writeable"]
+    assert not opened_file(lambda p: np.fromfile(p, dtype=np.uint16), [1])["memmap"]
+    assert not opened_file(lambda p: read_only(p).copy(), [1])["memmap"]
+    assert opened_file(lambda p: read_only(p, np.uint32), [70000], dtype=np.uint32)["values"] \
+        == [70000]
+
+
+def test_probes_leave_no_files_behind(tmp_path, monkeypatch):
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    saved_file(lambda p: np.asarray([1, 2], np.uint16).tofile(p))
+    opened_file(lambda p: np.memmap(p, dtype=np.uint16, mode="r"), [1, 2])
+    assert os.listdir(tmp_path) == []
