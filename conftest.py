@@ -7,7 +7,8 @@ machine without CUDA, and replayed like any other cell where CUDA exists.
 Parallel runs (``scripts/test.sh`` uses pytest-xdist's ``--dist loadgroup``): each test file
 is one group, kept in one worker so that its module fixtures (a graded course, a JupyterLab)
 are built once. The files in ``SPLIT_BY_NOTEBOOK`` build one course per notebook, so each
-notebook's tests are a group of their own and the notebooks are shared out between workers.
+notebook's tests are a group of their own and the notebooks are shared out between workers;
+those in ``SPLIT_BY_FUNCTION`` are shared out one test function (all its notebooks) per group.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import torch
 from lecture_utils.gpu_cells import is_gpu_only
 
 SPLIT_BY_NOTEBOOK = {"tests/test_nbgrader_grading.py", "tests/test_answer_variants.py"}
+# Long files whose tests are shared out by test function (each group starts its own lab).
+SPLIT_BY_FUNCTION = {"tests/browser/test_notebooks_in_lab.py"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
@@ -27,6 +30,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         callspec = getattr(item, "callspec", None)
         if group in SPLIT_BY_NOTEBOOK and callspec is not None:
             group += f"[{callspec.id.split('-')[0]}]"
+        elif group in SPLIT_BY_FUNCTION:
+            group += f"::{getattr(item, 'originalname', item.name)}"
         item.add_marker(pytest.mark.xdist_group(group))
     if torch.cuda.is_available():
         return

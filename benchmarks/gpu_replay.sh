@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU check, as one script: on a machine with an NVIDIA GPU, replay notebooks 00-05 with
+# The GPU check, as one script: on a machine with an NVIDIA GPU, replay every notebook with
 # their %%gpu_only cells at the lecture's sizes, then time bf16/fp16/tf32/fp32 matmuls with our
 # timer next to torch.utils.benchmark and triton's do_bench. About 5-8 minutes on one H100/H200.
 #
@@ -38,9 +38,7 @@ if [ "$dry_run" = 1 ]; then
     "$python" benchmarks/replay_notebooks.py --out "$out" 00_napkin_math || status=$?
     "$python" benchmarks/matmul_timers.py --dry-run --out "$out" || status=$?
 else
-    "$python" benchmarks/replay_notebooks.py --out "$out" \
-        00_napkin_math 01_tensors_and_memory 02_strides_and_views 03_data_types \
-        04_matmul_flops_and_mfu 05_autograd_and_backward || status=$?
+    "$python" benchmarks/replay_notebooks.py --out "$out" || status=$?  # every notebook
     "$python" benchmarks/matmul_timers.py --out "$out" || status=$?
 fi
 echo "gpu_replay: finished with status $status; results in $out"

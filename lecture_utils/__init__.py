@@ -12,9 +12,10 @@ from lecture_utils.device import get_device, synchronize
 __all__ = ["get_device", "synchronize"]
 __version__ = "0.1.0"
 
-try:  # inside a notebook, offer the %%gpu_only cell magic
-    from lecture_utils.gpu_cells import register_if_in_ipython
+try:  # inside a notebook, offer the %%gpu_only and %check_my_work magics
+    from lecture_utils import gpu_cells, self_check
 
-    register_if_in_ipython()
+    gpu_cells.register_if_in_ipython()
+    self_check.register_if_in_ipython()
 except ImportError:  # pragma: no cover - IPython is optional outside notebooks
     pass

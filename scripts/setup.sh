@@ -22,6 +22,13 @@ fi
 pip=(.venv/bin/python -m pip --disable-pip-version-check -q)
 
 stamp=.venv/.installed-$(cat pyproject.toml | .venv/bin/python -c "import hashlib,sys; print(hashlib.sha1(sys.stdin.buffer.read()).hexdigest()[:12])")
+# Every notebook kernel of this environment offers %check_my_work (lecture_utils.self_check),
+# whether or not its notebook has imported lecture_utils yet.
+mkdir -p .venv/etc/ipython
+printf '%s\n' "# written by scripts/setup.sh" \
+    'c.InteractiveShellApp.extensions.append("lecture_utils.self_check")' \
+    > .venv/etc/ipython/ipython_kernel_config.py
+
 if [ -f "$stamp" ]; then
     exit 0
 fi

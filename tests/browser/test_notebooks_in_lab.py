@@ -1,0 +1,129 @@
+"""Every notebook as people run it: opened in JupyterLab, Run → Run All Cells, saved.
+
+Notebooks are found, not listed: a notebook added to solutions/ (and released) is covered here
+without editing this file.
+
+- The student's untouched release runs to its last cell; the only errors are the failing
+  checks of its unanswered exercises (test cells, which are tagged so that the run goes on);
+  every plot renders as an image and every widget renders.
+- The solved (instructor) notebook runs with no error, each test cell prints its pass line,
+  and every widget answers a change with the right value (`widget_checks.py`).
+
+A full screenshot of each notebook after its run is written under test-artifacts/browser/
+for a person to look at. Failures name the notebook, the cell and what was seen.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from support.lab import (
+    SHOWN,
+    WIDGET_MIME,
+    code_cells,
+    errors,
+    grade_id,
+    is_test_cell,
+    open_notebook,
+    outputs_with,
+    rendered,
+    run_all,
+    save,
+    screenshot,
+)
+from widget_checks import WIDGET_CHECKS, widgets, widgets_of
+
+from autograder.course import assignments
+
+
+def test_every_widget_has_a_check():
+    assert len(widgets()) >= 8
+    missing = [title for _, title in widgets() if title not in WIDGET_CHECKS]
+    assert not missing, f"widgets with no browser check in widget_checks.py: {missing}"
+
+
+def _run_in_lab(page, lab_url: str, workspace, path: str, name: str):
+    open_notebook(page, lab_url, path)
+    run_all(page, name)
+    notebook = save(page, workspace / path)
+    not_run = [i for i, c in code_cells(notebook) if c.execution_count is None]
+    return notebook, not_run
+
+
+def _check_rendering(page, notebook, name: str) -> None:
+    shown = rendered(page)
+    images = outputs_with(notebook, "image/png")
+    assert shown.broken_images == 0, f"{name}: {shown.broken_images} plot(s) did not render"
+    assert shown.images == images, (
+        f"{name}: {images} image outputs, but {shown.images} rendered as images")
+    widgets = outputs_with(notebook, WIDGET_MIME)
+    assert not shown.widget_errors, f"{name}: a widget failed to render: {shown.widget_errors}"
+    assert shown.widgets == widgets, (
+        f"{name}: {widgets} widget outputs, but {shown.widgets} rendered as widgets")
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_student_notebook_runs_in_lab(page, lab_url, workspace, assignment):
+    path = f"{assignment}/{assignment}.ipynb"
+    name = f"{path} (student's release)"
+    try:
+        notebook, not_run = _run_in_lab(page, lab_url, workspace, path, name)
+        unexpected = [(i, ename, line) for i, ename, line in errors(notebook)
+                      if not (is_test_cell(notebook.cells[i]) and ename == "CheckFailed")]
+        assert not unexpected, (
+            f"{name}: cells failed that should not: "
+            + "; ".join(f"cell {i}: {ename}: {line}" for i, ename, line in unexpected))
+        assert not not_run, f"{name}: cells {not_run} never ran (Run All stopped before them)"
+        assert any(is_test_cell(notebook.cells[i]) for i, _, _ in errors(notebook)), (
+            f"{name}: no test cell failed, yet every exercise is unanswered")
+        _check_rendering(page, notebook, name)
+    finally:
+        screenshot(page, f"{assignment}-student")
+
+
+PASS_LINE = re.compile(r"All \d+ checks passed\.")
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_solved_notebook_runs_in_lab_and_its_widgets_answer(page, lab_url, workspace,
+                                                            assignment):
+    path = f"solved/{assignment}/{assignment}.ipynb"
+    name = f"{path} (instructor's solution)"
+    try:
+        notebook, not_run = _run_in_lab(page, lab_url, workspace, path, name)
+        failed = errors(notebook)
+        assert not failed, f"{name}: " + "; ".join(
+            f"cell {i} ({grade_id(notebook.cells[i]) or 'demo'}): {ename}: {line}"
+            for i, ename, line in failed)
+        assert not not_run, f"{name}: cells {not_run} never ran"
+        silent = [grade_id(c) for _, c in code_cells(notebook) if is_test_cell(c)
+                  and not any(PASS_LINE.search(o.get("text", "")) for o in c.outputs)]
+        assert not silent, f"{name}: these test cells printed no pass line: {silent}"
+        _check_rendering(page, notebook, name)
+        for title in widgets_of(assignment):
+            _check_widget(page, name, title)
+    finally:
+        screenshot(page, f"{assignment}-solved")
+
+
+def _check_widget(page, name: str, title: str) -> None:
+    act, expected = WIDGET_CHECKS[title]
+    box = page.locator(f"{SHOWN} .widget-vbox").filter(
+        has=page.locator(".widget-html-content", has_text=re.compile("^" + re.escape(title) + "$")))
+    assert box.count() > 0, f"{name}: widget {title!r} is not on the page"
+    box = box.first
+    box.scroll_into_view_if_needed()
+    # textContent, not innerText: JupyterLab skips painting cells out of view, and innerText
+    # of an unpainted element is empty
+    result = box.locator(".widget-html-content").last
+    page.wait_for_function("el => el.textContent.trim().length > 0",
+                           arg=result.element_handle(), timeout=60_000)
+    before = result.text_content()
+    act(box)
+    page.wait_for_function("([el, text]) => el.textContent !== text",
+                           arg=[result.element_handle(), before], timeout=60_000)
+    after = result.text_content()
+    flat = re.sub(r"\s+", "", after)
+    missing = [text for text in expected if re.sub(r"\s+", "", text) not in flat]
+    assert not missing, f"{name}, widget {title!r}: {missing} not in what it shows:\n{after}"

@@ -1,0 +1,234 @@
+"""JupyterLab in a real browser, for the browser suite (tests/browser/).
+
+`running_lab` starts the README's lab command (`bash scripts/lab.sh`) on a free port with a
+fresh working copy and fresh user settings, `chromium` launches Debian's Chromium through
+Playwright, and the page helpers drive a notebook the way a person does (Run menu, Run All
+Cells; File, Save) and then read back what ran from the notebook JupyterLab saved: outputs
+are exact there, while the page says what actually rendered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+TOKEN = "ui-test-token"
+SHOWN = ".jp-NotebookPanel:not(.lm-mod-hidden)"  # the notebook in front (others stay open)
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+# Screenshots for a person to look at after a run (git-ignored, never compared).
+ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", REPO / "test-artifacts" / "browser"))
+RUN_SECONDS = 300  # a notebook's cells, run on a busy 2-core machine
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get_json(url: str) -> dict:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.load(response)
+
+
+@contextmanager
+def running_server(command: list[str], cwd: Path, env: dict[str, str], scratch: Path,
+                   port: int) -> Iterator[str]:
+    """A Jupyter server started by `command` (which serves on `port` with TOKEN), with its
+    runtime files and user settings under `scratch` (a first start: no layout restored, no
+    settings chosen before); yields its URL and stops it, with all its kernels, at the end."""
+    log = scratch / "server.log"
+    env = dict(env, JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
+               JUPYTERLAB_WORKSPACES_DIR=str(scratch / "workspaces"),
+               JUPYTERLAB_SETTINGS_DIR=str(scratch / "user-settings"))
+    with log.open("w") as out:
+        server = subprocess.Popen(command, cwd=cwd, env=env, stdout=out,
+                                  stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2):
+                    break
+            except OSError:
+                if server.poll() is not None or time.time() > deadline:
+                    raise RuntimeError(f"{command[:3]} did not start:\n"
+                                       f"{log.read_text()[-3000:]}") from None
+                time.sleep(0.5)
+        yield base
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def server_options(port: int) -> list[str]:
+    return ["--no-browser", f"--port={port}", "--ip=127.0.0.1",
+            f"--IdentityProvider.token={TOKEN}"]
+
+
+@contextmanager
+def running_lab(workspace: Path, scratch: Path) -> Iterator[str]:
+    """The student's lab: `bash scripts/lab.sh` (the README's command) serving `workspace`."""
+    port = free_port()
+    with running_server(["bash", "scripts/lab.sh", *server_options(port)], REPO,
+                        dict(os.environ, LAB_WORKSPACE=str(workspace)), scratch, port) as url:
+        yield url
+
+
+@contextmanager
+def chromium() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                  "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"],
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def open_notebook(page, base: str, path: str) -> None:
+    """Open `path` (relative to the lab's root) alone in a fresh layout, kernel ready."""
+    page.goto(f"{base}/lab/tree/{path}?token={TOKEN}&reset")
+    page.locator(f"{SHOWN} .jp-Cell").first.click(timeout=60_000)
+    page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").first.wait_for(
+        timeout=60_000)
+
+
+def menu(page, top: str, item: str) -> None:
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(f"^{top}$")).first.click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(f"^{re.escape(item)}$")).click()
+
+
+_PROMPTS = f"""() => [...document.querySelectorAll(
+    "{SHOWN} .jp-CodeCell .jp-InputPrompt")].map(p => p.textContent.trim())"""
+
+
+def run_all(page, name: str, timeout_s: float = RUN_SECONDS) -> None:
+    """Run → Run All Cells, then wait until no cell is running or queued (a failing cell
+    that is not tagged to go on stops the run there: the report says so)."""
+    menu(page, "Run", "Run All Cells")
+    deadline = time.time() + timeout_s
+    quiet = 0
+    while quiet < 2:  # twice in a row: the next cell may not have been marked yet
+        prompts = page.evaluate(_PROMPTS)
+        busy = any("*" in p for p in prompts)
+        quiet = 0 if busy else quiet + 1
+        if time.time() > deadline:
+            waiting = sum("*" in p for p in prompts)
+            raise AssertionError(f"{name}: still running after {timeout_s:.0f} s, "
+                                 f"{waiting} of {len(prompts)} code cells running or queued")
+        page.wait_for_timeout(1_000)
+
+
+def save(page, on_disk: Path) -> nbformat.NotebookNode:
+    """File → Save Notebook; returns the notebook as JupyterLab wrote it."""
+    before = on_disk.stat().st_mtime_ns
+    menu(page, "File", "Save Notebook")
+    deadline = time.time() + 60
+    while on_disk.stat().st_mtime_ns == before:
+        assert time.time() < deadline, f"{on_disk}: JupyterLab did not save it"
+        time.sleep(0.25)
+    time.sleep(0.5)  # the write may still be going on
+    return nbformat.read(on_disk, as_version=4)
+
+
+@dataclass
+class Rendered:
+    """What the page shows for the notebook in front."""
+
+    images: int = 0           # <img> elements of rendered image outputs, decoded
+    broken_images: int = 0    # ... that did not decode
+    widgets: int = 0          # widget outputs that rendered a widget
+    widget_errors: list[str] = field(default_factory=list)
+    plot_alt: list[str] = field(default_factory=list)  # alt text of each rendered image
+
+
+_RENDERED = f"""() => {{
+    const area = document.querySelector("{SHOWN}");
+    const imgs = [...area.querySelectorAll(".jp-RenderedImage img")];
+    // a widget output: an output element with a widget view (a .jupyter-widgets) as a child
+    const widgets = [...area.querySelectorAll(".jp-OutputArea-output")].filter(
+        o => [...o.children].some(c => c.classList.contains("jupyter-widgets")));
+    const failed = [...area.querySelectorAll(".jp-OutputArea-output")].filter(
+        o => /Error displaying widget|Loading widget[.][.][.]/.test(o.textContent));
+    return {{
+        images: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
+        broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).length,
+        alt: imgs.map(i => i.alt || ""),
+        widgets: widgets.length,
+        errors: failed.map(o => o.textContent.slice(0, 200)),
+    }};
+}}"""
+
+
+def rendered(page) -> Rendered:
+    seen = page.evaluate(_RENDERED)
+    return Rendered(seen["images"], seen["broken"], seen["widgets"], seen["errors"], seen["alt"])
+
+
+def screenshot(page, name: str) -> list[Path]:
+    """The whole notebook in one or more tall screenshots (the notebook scrolls inside the
+    page, so a full-page shot of the window would show one screen of it)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    scroller = page.locator(f"{SHOWN} .jp-WindowedPanel-outer").first
+    height = scroller.evaluate("el => el.scrollHeight")
+    width = 1280
+    step = 12_000
+    shots = []
+    original = page.viewport_size
+    try:
+        page.set_viewport_size({"width": width, "height": min(height, step) + 200})
+        for i, top in enumerate(range(0, max(height, 1), step)):
+            scroller.evaluate("(el, top) => el.scrollTo(0, top)", top)
+            page.wait_for_timeout(500)
+            path = ARTIFACTS / f"{name}-{i + 1}.png"
+            page.screenshot(path=str(path))
+            shots.append(path)
+    finally:
+        page.set_viewport_size(original)
+    return shots
+
+
+def code_cells(notebook: nbformat.NotebookNode) -> list[tuple[int, nbformat.NotebookNode]]:
+    return [(i, c) for i, c in enumerate(notebook.cells) if c.cell_type == "code"]
+
+
+def errors(notebook: nbformat.NotebookNode) -> list[tuple[int, str, str]]:
+    """(cell index, exception name, its message's first line) of every error output."""
+    return [(i, o.ename, (o.evalue or "").splitlines()[0] if o.evalue else "")
+            for i, c in code_cells(notebook) for o in c.outputs if o.output_type == "error"]
+
+
+def outputs_with(notebook: nbformat.NotebookNode, mime: str) -> int:
+    return sum(mime in o.get("data", {}) for _, c in code_cells(notebook) for o in c.outputs)
+
+
+def grade_id(cell: nbformat.NotebookNode) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def is_test_cell(cell: nbformat.NotebookNode) -> bool:
+    meta = cell.metadata.get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
