@@ -86,7 +86,9 @@ def train_losses(model: nn.Module, batches: Iterable[tuple[torch.Tensor, torch.T
 
     The loss that ``backward`` sees is multiplied by ``loss_factor`` (AdamW divides by the
     gradients' own size, so in fp32 this changes almost nothing; in fp16 small gradients
-    vanish). ``scaler`` is an optional ``torch.amp.GradScaler``. Returns the loss of each
+    vanish). AdamW's ``eps`` is 1e-15 rather than the default 1e-8, so that it stays far below
+    gradients shrunk by a small ``loss_factor`` and the factor really changes almost nothing.
+    ``scaler`` is an optional ``torch.amp.GradScaler``. Returns the loss of each
     step (before ``loss_factor``) and the fraction of gradient entries that were exactly 0.
     """
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, eps=1e-15)

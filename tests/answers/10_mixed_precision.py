@@ -36,6 +36,14 @@ WRONG: dict[str, list[str]] = {
         '    if not nonzero.any():\n'
         '        return 0.0\n'
         '    return ((g < 2.0**-24) & nonzero).sum().item() / nonzero.sum().item()\n',
+        # the rounding edge typed in as a strict threshold: keeps the tie 2^-25, which rounds
+        # to even (0)
+        'def underflow_fraction(grads, scale=1.0):\n'
+        '    g = (grads.float() * scale).abs()\n'
+        '    nonzero = g != 0\n'
+        '    if not nonzero.any():\n'
+        '        return 0.0\n'
+        '    return ((g < 2.0**-25) & nonzero).sum().item() / nonzero.sum().item()\n',
         # bf16 instead of fp16
         'def underflow_fraction(grads, scale=1.0):\n'
         '    nonzero = grads != 0\n'
