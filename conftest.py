@@ -29,7 +29,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = item.nodeid.split("::")[0]
         callspec = getattr(item, "callspec", None)
         if group in SPLIT_BY_NOTEBOOK and callspec is not None:
-            group += f"[{callspec.id.split('-')[0]}]"
+            # no "]" in a group name: xdist reads the group after the last "@" only when no
+            # "]" follows it, and would otherwise give each test a group of its own
+            group += f"::{callspec.id.split('-')[0]}"
         elif group in SPLIT_BY_FUNCTION:
             group += f"::{getattr(item, 'originalname', item.name)}"
         item.add_marker(pytest.mark.xdist_group(group))

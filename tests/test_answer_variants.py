@@ -24,9 +24,19 @@ from autograder.sandbox import sandbox_available
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(scope="module", params=assignments())
+# Built once per notebook in each test process and kept, whatever order the notebook's tests
+# come in (a module fixture with params is built again each time its param changes).
+_GRADED: dict[str, tuple] = {}
+
+
+@pytest.fixture(params=assignments())
 def graded(request, tmp_path_factory):
-    assignment = request.param
+    if request.param not in _GRADED:
+        _GRADED[request.param] = _grade(request.param, tmp_path_factory)
+    return _GRADED[request.param]
+
+
+def _grade(assignment: str, tmp_path_factory) -> tuple:
     course = Course(tmp_path_factory.mktemp(f"variants-{assignment}"))
     course.add_assignment(assignment)
     perfect = perfect_submission(assignment)

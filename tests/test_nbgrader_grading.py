@@ -35,9 +35,19 @@ def _solution_cells(notebook):
             if c.metadata.get("nbgrader", {}).get("solution")}
 
 
-@pytest.fixture(scope="module", params=assignments())
+# Built once per notebook in each test process and kept, whatever order the notebook's tests
+# come in (a module fixture with params is built again each time its param changes).
+_GRADED: dict[str, tuple] = {}
+
+
+@pytest.fixture(params=assignments())
 def graded(request, tmp_path_factory):
-    assignment = request.param
+    if request.param not in _GRADED:
+        _GRADED[request.param] = _grade(request.param, tmp_path_factory)
+    return _GRADED[request.param]
+
+
+def _grade(assignment: str, tmp_path_factory) -> tuple:
     course = Course(tmp_path_factory.mktemp(f"course-{assignment}"))
     course.add_assignment(assignment)
     solution = nbformat.read(instructor_notebook(assignment), as_version=4)
@@ -56,6 +66,8 @@ def graded(request, tmp_path_factory):
     course.autograde(assignment)
     results = {s: stock_results(course, s, assignment, s)
                for s in ["solution", "untouched", *wrong]}
+    results["untouched"].ran = nbformat.read(course.autograded("untouched", assignment),
+                                             as_version=4)
     return assignment, results, wrong, solution
 
 
@@ -81,6 +93,26 @@ def test_untouched_student_version_scores_zero_on_every_graded_cell(graded):
     assert [t.points for t in result.tests] == [0] * len(result.tests)
     for test in result.tests:
         assert "is not implemented yet" in test.message, test
+
+
+def test_untouched_student_version_fails_only_in_its_test_cells(graded):
+    """The release as a student first runs it (here in nbgrader's kernel, which goes on past
+    every error): only test cells fail, each demo built on an exercise says which one to
+    finish, and the last cell ran. JupyterLab's Run All, which stops at an untagged error,
+    runs it in tests/browser/; the tag that lets it go on is checked in test_release.py."""
+    _, results, _, _ = graded
+    ran = results["untouched"].ran
+    code = [c for c in ran.cells if c.cell_type == "code"]
+    failed = [c for c in code if any(o.output_type == "error" for o in c.outputs)]
+    assert failed and all(_is_test_cell(c) for c in failed), [c.source[:80] for c in failed]
+    text = "\n".join(o.get("text", "") for c in code for o in c.outputs)
+    assert "Finish exercise" in text
+    assert code[-1].outputs, "the last cell did not run"
+
+
+def _is_test_cell(cell) -> bool:
+    meta = cell.metadata.get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
 
 
 def test_each_wrong_answer_loses_its_exercise_and_no_other(graded):

@@ -11,6 +11,8 @@ WRONG_ANSWERS: dict[str, dict[str, list[str]]] = {
         "training_flops": [
             # forward pass only
             "def training_flops(n_params, n_tokens):\n    return 2 * n_params * n_tokens\n",
+            # forward + one backward matmul per layer: 4, missing the weight gradients
+            "def training_flops(n_params, n_tokens):\n    return 4 * n_params * n_tokens\n",
         ],
         "training_days": [
             # seconds, not days

@@ -31,10 +31,18 @@ from support.lab import (
     run_all,
     save,
     screenshot,
+    shut_down_kernels,
 )
 from widget_checks import WIDGET_CHECKS, widgets, widgets_of
 
 from autograder.course import assignments
+
+
+@pytest.fixture(autouse=True)
+def _one_kernel_at_a_time(request):
+    yield
+    if "lab_url" in request.fixturenames:
+        shut_down_kernels(request.getfixturevalue("lab_url"))
 
 
 def test_every_widget_has_a_check():

@@ -33,6 +33,17 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # Screenshots for a person to look at after a run (git-ignored, never compared).
 ARTIFACTS = Path(os.environ.get("BROWSER_ARTIFACTS", REPO / "test-artifacts" / "browser"))
 RUN_SECONDS = 300  # a notebook's cells, run on a busy 2-core machine
+STOPPED_SECONDS = 10  # kernel idle, nothing queued, cells not run: Run All has stopped
+
+
+def shut_down_kernels(base: str) -> None:
+    """Stop every kernel of the server (each notebook opened starts one; idle ones still take
+    memory and wake up now and then)."""
+    for kernel in get_json(f"{base}/api/kernels?token={TOKEN}"):
+        request = urllib.request.Request(f"{base}/api/kernels/{kernel['id']}", method="DELETE",
+                                         headers={"Authorization": f"token {TOKEN}"})
+        with urllib.request.urlopen(request, timeout=30):
+            pass
 
 
 def free_port() -> int:
@@ -41,7 +52,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def get_json(url: str) -> dict:
+def get_json(url: str) -> dict | list:
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.load(response)
 
@@ -126,20 +137,26 @@ _PROMPTS = f"""() => [...document.querySelectorAll(
 
 
 def run_all(page, name: str, timeout_s: float = RUN_SECONDS) -> None:
-    """Run → Run All Cells, then wait until no cell is running or queued (a failing cell
-    that is not tagged to go on stops the run there: the report says so)."""
+    """Run → Run All Cells, then wait until every code cell has run, or the kernel has sat idle
+    with no cell running or queued for STOPPED_SECONDS (a failing cell that is not tagged to
+    go on stops the run there: the caller's report says which cells never ran)."""
     menu(page, "Run", "Run All Cells")
     deadline = time.time() + timeout_s
-    quiet = 0
-    while quiet < 2:  # twice in a row: the next cell may not have been marked yet
+    idle_since = None
+    while True:
         prompts = page.evaluate(_PROMPTS)
-        busy = any("*" in p for p in prompts)
-        quiet = 0 if busy else quiet + 1
+        idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() > 0
+        busy = not idle or any("*" in p for p in prompts)
+        if not busy and all(re.fullmatch(r"\[\d+\]:?", p) for p in prompts):
+            return
+        idle_since = None if busy else (idle_since or time.time())
+        if idle_since and time.time() - idle_since > STOPPED_SECONDS:
+            return
         if time.time() > deadline:
             waiting = sum("*" in p for p in prompts)
             raise AssertionError(f"{name}: still running after {timeout_s:.0f} s, "
                                  f"{waiting} of {len(prompts)} code cells running or queued")
-        page.wait_for_timeout(1_000)
+        page.wait_for_timeout(500)
 
 
 def save(page, on_disk: Path) -> nbformat.NotebookNode:
@@ -203,8 +220,8 @@ def screenshot(page, name: str) -> list[Path]:
         for i, top in enumerate(range(0, max(height, 1), step)):
             scroller.evaluate("(el, top) => el.scrollTo(0, top)", top)
             page.wait_for_timeout(500)
-            path = ARTIFACTS / f"{name}-{i + 1}.png"
-            page.screenshot(path=str(path))
+            path = ARTIFACTS / f"{name}-{i + 1}.jpg"  # JPEG: quicker to encode than PNG
+            page.screenshot(path=str(path), type="jpeg", quality=70)
             shots.append(path)
     finally:
         page.set_viewport_size(original)
