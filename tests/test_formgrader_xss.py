@@ -19,23 +19,18 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 
 import nbformat
 import pytest
+from support.lab import CHROMIUM, TOKEN, chromium, free_port, running_server, server_options
 from support.nbgrader_course import Course, nbgrader_env
 from support.submissions import perfect_submission, with_answer
 
 from autograder.notebook import grade_id as grade_id_of
 from autograder.sandbox import sandbox_available
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 AVAILABLE, WHY = sandbox_available()
 pytestmark = [
     pytest.mark.slow,
@@ -44,7 +39,6 @@ pytestmark = [
     pytest.mark.skipif(not AVAILABLE, reason=f"no grading sandbox here: {WHY}"),
 ]
 A = "01_tensors_and_memory"
-TOKEN = "xss-test-token"
 KEY = f"/api/contents/source/{A}/{A}.ipynb"
 # What each payload runs: mark the page, change its title, fetch the answer key. Written
 # without quotes so that it fits in any attribute; a fetch of a path needs one kind of
@@ -178,12 +172,6 @@ HONEST = {
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Course:
     root = tmp_path_factory.mktemp("xss-course")
@@ -206,49 +194,19 @@ def course(tmp_path_factory) -> Course:
 def formgrader(course, tmp_path_factory):
     """A Jupyter server with formgrader, run from the course directory (as an instructor
     does), with fresh runtime and settings folders."""
-    port = _free_port()
-    home = tmp_path_factory.mktemp("jupyter")
-    log = home / "server.log"
-    env = dict(nbgrader_env(), JUPYTER_RUNTIME_DIR=str(home / "runtime"),
-               JUPYTERLAB_SETTINGS_DIR=str(home / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"))
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "jupyter_server", "--no-browser", f"--port={port}",
-             "--ip=127.0.0.1", f"--IdentityProvider.token={TOKEN}",
-             f"--ServerApp.root_dir={course.root}",
-             *(["--allow-root"] if os.geteuid() == 0 else [])],
-            cwd=course.root, env=env, stdout=out, stderr=subprocess.STDOUT,
-            start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2):
-                    break
-            except OSError:
-                if server.poll() is not None or time.time() > deadline:
-                    pytest.fail(f"the Jupyter server did not start:\n{log.read_text()[-3000:]}")
-                time.sleep(0.3)
-        yield base
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+    port = free_port()
+    command = [sys.executable, "-m", "jupyter_server", *server_options(port),
+               f"--ServerApp.root_dir={course.root}",
+               *(["--allow-root"] if os.geteuid() == 0 else [])]
+    with running_server(command, course.root, nbgrader_env(),
+                        tmp_path_factory.mktemp("jupyter"), port) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--allow-file-access-from-files"])
-        yield chromium
-        chromium.close()
+    with chromium("--allow-file-access-from-files") as browser:
+        yield browser
 
 
 @pytest.fixture(scope="module")

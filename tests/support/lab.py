@@ -103,7 +103,7 @@ def running_lab(workspace: Path, scratch: Path) -> Iterator[str]:
 
 
 @contextmanager
-def chromium() -> Iterator[object]:
+def chromium(*extra_args: str) -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -111,7 +111,7 @@ def chromium() -> Iterator[object]:
             executable_path=CHROMIUM,
             args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync"],
+                  "--disable-component-update", "--disable-sync", *extra_args],
         )
         try:
             yield browser
