@@ -137,21 +137,33 @@ _PROMPTS = f"""() => [...document.querySelectorAll(
 
 
 def run_all(page, name: str, timeout_s: float = RUN_SECONDS) -> None:
-    """Run → Run All Cells, then wait until every code cell has run, or the kernel has sat idle
-    with no cell running or queued for STOPPED_SECONDS (a failing cell that is not tagged to
-    go on stops the run there: the caller's report says which cells never ran)."""
+    """Run → Run All Cells, then wait until the run has started and every code cell has run,
+    or the kernel has sat idle with no cell running or queued for STOPPED_SECONDS (a failing
+    cell that is not tagged to go on stops the run there: the caller's report says which cells
+    never ran).
+
+    "Started" means a cell was seen queued or running, or the prompts changed: a notebook saved
+    with its outputs shows numbered prompts and an idle kernel before the click takes effect,
+    which would otherwise read as a finished run."""
+    before = page.evaluate(_PROMPTS)
     menu(page, "Run", "Run All Cells")
     deadline = time.time() + timeout_s
+    started = clicked_again = False
     idle_since = None
     while True:
         prompts = page.evaluate(_PROMPTS)
         idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() > 0
         busy = not idle or any("*" in p for p in prompts)
-        if not busy and all(re.fullmatch(r"\[\d+\]:?", p) for p in prompts):
+        started = started or busy or prompts != before
+        if started and not busy and all(re.fullmatch(r"\[\d+\]:?", p) for p in prompts):
             return
         idle_since = None if busy else (idle_since or time.time())
         if idle_since and time.time() - idle_since > STOPPED_SECONDS:
-            return
+            if started:
+                return
+            assert not clicked_again, f"{name}: Run All Cells, clicked twice, started nothing"
+            menu(page, "Run", "Run All Cells")  # the first click was lost (menu not ready)
+            clicked_again, idle_since = True, None
         if time.time() > deadline:
             waiting = sum("*" in p for p in prompts)
             raise AssertionError(f"{name}: still running after {timeout_s:.0f} s, "
