@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from autograder.limits import DEFAULT_JOBS, GRADE_OPTIONS
+from autograder.limits import DEFAULT_JOBS, ENGINES, GRADE_OPTIONS
 from autograder.notebook import NotebookError
 
 # The first line above is the command's --help description; below, for a reader of the
@@ -44,7 +44,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
-    from autograder.grade import GradeError, grade_assignment
+    from autograder.grade import ClusterOptions, GradeError, grade_assignment
     from autograder.limits import Limits
     from autograder.sandbox.bwrap import sandbox_available
 
@@ -58,10 +58,14 @@ def _grade(args: argparse.Namespace) -> int:
             return 2
     limits = Limits(**{option.field: option.to_limit(getattr(args, option.field))
                         for option in GRADE_OPTIONS})
+    cluster = ClusterOptions(scheduler=args.scheduler, tls_ca_file=args.tls_ca_file,
+                             tls_cert=args.tls_cert, tls_key=args.tls_key,
+                             allow_plain_tcp=args.allow_plain_tcp, gpu=args.gpu)
     try:
         summary = grade_assignment(Path(args.course), args.assignment, jobs=args.jobs,
                                    limits=limits, sandbox=not args.unsandboxed,
-                                   regrade=args.regrade, progress=not args.no_progress)
+                                   regrade=args.regrade, progress=not args.no_progress,
+                                   engine=args.engine, cluster=cluster)
     except GradeError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
@@ -74,6 +78,9 @@ def _grade(args: argparse.Namespace) -> int:
     print(f"graded {len(summary.graded)} submission(s) in {summary.seconds:.1f} s "
           f"({rate:.1f}/min){': ' + counts if counts else ''}; "
           f"{summary.skipped} already graded and unchanged")
+    if args.scheduler and summary.workers:
+        print("ran on: " + ", ".join(f"{worker} {n}" for worker, n in
+                                     sorted(summary.workers.items())))
     print(f"per-question scores: {summary.csv}")
     if not summary.graded and not summary.skipped:
         print(f"autograder: no submissions found in {summary.submitted}/*/{args.assignment}/; "
@@ -129,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
                        "directory (in this repository, solutions/)")
     grade.add_argument("--course", default=".", help="course directory (default: here)")
     grade.add_argument("--jobs", type=_positive(int), default=DEFAULT_JOBS,
-                       help=f"parallel workers (default {DEFAULT_JOBS})")
+                       help=f"sandboxes side by side on this machine (default {DEFAULT_JOBS}); "
+                       "on a cluster (--scheduler) each Dask worker thread runs one")
     for option in GRADE_OPTIONS:  # defaults and help from autograder.limits
         grade.add_argument(option.flag, dest=option.field, type=_positive(float),
                            default=option.default, metavar=option.metavar,
@@ -139,6 +147,23 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
     grade.add_argument("--unsandboxed", action="store_true",
                        help="run student code without bubblewrap isolation (unsafe)")
+    where = grade.add_argument_group(
+        "where the sandboxes run", "Default: a Dask cluster of --jobs threads started in this "
+        "process. See the README's 'Grading on a cluster' for scheduler and workers.")
+    where.add_argument("--engine", choices=ENGINES, default="dask",
+                       help="dask (default), or threads: a plain pool in this process")
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running Dask scheduler, e.g. tls://grader.example.edu:8786")
+    where.add_argument("--tls-ca-file", metavar="PEM",
+                       help="the CA certificate that signed the cluster's certificates")
+    where.add_argument("--tls-cert", metavar="PEM", help="this client's TLS certificate")
+    where.add_argument("--tls-key", metavar="PEM", help="this client's TLS private key")
+    where.add_argument("--allow-plain-tcp", action="store_true",
+                       help="accept a tcp:// scheduler on another machine (unencrypted, and "
+                       "anyone who can reach it can run code on the cluster: unsafe)")
+    where.add_argument("--gpu", action="store_true",
+                       help="each submission needs a GPU: it runs on workers started with "
+                       "--resources GPU=N, and its sandbox sees the GPU devices")
     grade.set_defaults(run=_grade)
 
     release = commands.add_parser(

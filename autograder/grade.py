@@ -1,10 +1,15 @@
 """``python -m autograder grade ASSIGNMENT``: grade every submission of an nbgrader course.
 
 This is the batch: find ``submitted/<student>/<assignment>/`` folders, skip those already
-graded, send each of the rest through ``pipeline.grade_submission`` (plan -> sandbox ->
-judge) on parallel workers (``--jobs``, each a sandbox with torch imported once), and
+graded, send each of the rest through the pipeline (plan -> sandbox -> judge), and
 ``record`` the results: gradebook, autograded notebook, JSON record, CSV. A rerun skips
 submissions whose JSON record matches the same submission, answer key and limits.
+
+Two engines run the sandboxes. ``dask`` (the default, ``autograder.cluster``): Dask
+distributed, on a local cluster started here (``--jobs`` threads) or on a running cluster
+(``--scheduler``). ``threads``: a plain pool of ``--jobs`` threads in this process, each
+with its own sandbox (what ``dask`` is measured against in benchmarks/grade_throughput.py).
+Either way this process is the only one that writes results.
 
 Trusts the course directory and its config; student files are only hashed and handed to the
 pipeline. Imports the grader's modules and ``nbgrader`` (lazily).
@@ -22,8 +27,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder.cluster import ClusterOptions, run_on_dask
 from autograder.course_dirs import CourseDirs, GradeError, alembic_on_path, source_notebook
-from autograder.limits import DEFAULT_JOBS, Limits
+from autograder.limits import DEFAULT_JOBS, ENGINES, Limits
 from autograder.pipeline import Submission, grade_submission, grader_failure
 from autograder.record import (
     load_record,
@@ -39,8 +45,8 @@ from autograder.sandbox.worker import Worker
 from autograder.spec import AssignmentSpec, load_spec
 
 GRADER_VERSION = "1"
-__all__ = ["GradeError", "Submission", "Summary", "fingerprint", "find_submissions",
-           "grade_assignment"]
+__all__ = ["ENGINES", "ClusterOptions", "GradeError", "Submission", "Summary", "fingerprint",
+           "find_submissions", "grade_assignment"]
 
 
 @dataclass
@@ -51,6 +57,7 @@ class Summary:
     csv: Path | None = None
     submitted: Path | None = None
     stale_feedback: int = 0  # feedback folders removed because their scores were redone
+    workers: Counter = field(default_factory=Counter)  # Dask worker -> submissions it ran
 
     def statuses(self) -> Counter:
         return Counter(r.status for r in self.graded)
@@ -95,9 +102,16 @@ def fingerprint(submission: Submission, spec: AssignmentSpec, limits: Limits) ->
 
 def grade_assignment(course_root: Path, assignment: str, *, jobs: int = DEFAULT_JOBS,
                      limits: Limits | None = None, sandbox: bool = True, regrade: bool = False,
-                     progress: bool = True) -> Summary:
-    """Grade every submission of ``assignment`` not yet graded (all with ``regrade``)."""
+                     progress: bool = True, engine: str = "dask",
+                     cluster: ClusterOptions | None = None) -> Summary:
+    """Grade every submission of ``assignment`` not yet graded (all with ``regrade``), on
+    ``engine`` ("dask": a local cluster, or ``cluster.scheduler``; "threads": a local pool)."""
     limits = limits or Limits()
+    cluster = cluster or ClusterOptions()
+    if engine not in ENGINES:
+        raise GradeError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if engine == "threads" and cluster != ClusterOptions():
+        raise GradeError("--scheduler, --tls-* and --gpu need the dask engine")
     course = CourseDirs.load(course_root)
     source_nb = source_notebook(course, assignment)
     notebook_id = source_nb.stem
@@ -114,9 +128,18 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = DEFAULT_
                 todo.append((submission, key))
 
         started = time.perf_counter()
-        for submission, key, result in _run_parallel(todo, spec, assignment, jobs, limits,
-                                                     sandbox, progress):
-            _record(course, gradebook, spec, notebook_id, submission, key, result, summary)
+        if engine == "dask":
+            results = run_on_dask(todo, spec, assignment, jobs, limits, sandbox, cluster,
+                                  summary.workers)
+        else:
+            results = _run_parallel(todo, spec, assignment, jobs, limits, sandbox)
+        bar = _progress_bar(len(todo), progress and bool(todo))
+        try:
+            for submission, key, result in results:
+                _record(course, gradebook, spec, notebook_id, submission, key, result, summary)
+                bar.update(1)
+        finally:
+            bar.close()
         summary.seconds = time.perf_counter() - started
     summary.csv = write_csv(course.root, assignment, spec)
     return summary
@@ -150,7 +173,10 @@ def _record(course: CourseDirs, gradebook: Any, spec: AssignmentSpec, notebook_i
     if submission.path is not None:
         folder = course.autograded / submission.student / assignment
         write_autograded(folder / f"{notebook_id}.ipynb", submission.path, result, spec)
-    write_record(record_path(course.root, assignment, submission.student), result, key)
+    # a result that is not final (its worker died) is recorded without its fingerprint, so
+    # that the next run grades the submission again
+    write_record(record_path(course.root, assignment, submission.student), result,
+                 key if result.final else "")
     # Feedback written before this grading shows old scores (and, if stock autograde
     # made it, hidden tests); generate_feedback skips folders that exist, so drop it.
     stale = course.feedback / submission.student / assignment
@@ -160,7 +186,7 @@ def _record(course: CourseDirs, gradebook: Any, spec: AssignmentSpec, notebook_i
     summary.graded.append(result)
 
 
-def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
+def _run_parallel(todo, spec, assignment, jobs, limits, sandbox):
     """Yield (submission, fingerprint, result) as workers finish them, in any order."""
     if not todo:
         return
@@ -190,7 +216,6 @@ def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
                for slot in range(max(1, min(jobs, len(todo))))]
     for thread in threads:
         thread.start()
-    bar = _progress_bar(len(todo), progress)
     try:
         for _ in range(len(todo)):
             item = done.get()
@@ -198,7 +223,6 @@ def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
                 raise GradeError(f"a sandboxed worker could not start: {item}")
             if isinstance(item, BaseException):
                 raise item
-            bar.update(1)
             yield item
         for thread in threads:  # all done: let each worker close its sandbox
             thread.join(timeout=60)
@@ -206,7 +230,6 @@ def _run_parallel(todo, spec, assignment, jobs, limits, sandbox, progress):
         # On Ctrl-C or an error, do not wait for submissions in flight: the threads are
         # daemons and each sandbox dies with this process (bwrap --die-with-parent).
         stop.set()
-        bar.close()
 
 
 def _progress_bar(total: int, enabled: bool) -> Any:

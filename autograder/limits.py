@@ -56,6 +56,7 @@ GRADE_OPTIONS = (
     Option("--memory-gb", "memory_bytes", "GB", "memory one submission may use", 2**30),
 )
 DEFAULT_JOBS = 2  # parallel workers (grade --jobs)
+ENGINES = ("dask", "threads")  # grade --engine: Dask distributed, or a pool in the process
 
 # -- fixed caps, outside the sandbox
 # A notebook is read whole into the grader (outside the sandbox), so its size is capped. Ours

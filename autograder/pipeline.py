@@ -1,6 +1,8 @@
 """One submission through the grader: plan -> run in the sandbox -> judge.
 
-``check`` (one reader's notebook) and ``grade`` (a class) both call ``grade_submission``.
+``check`` (one reader's notebook) and ``grade``'s local pool call ``grade_submission``;
+``grade`` on Dask (``autograder.cluster``) calls its parts apart: ``planned`` and ``judged``
+where the answer key is, ``run_plan`` on a Dask worker.
 Trusts the answer key (``spec``) and its caller; the submission is read as data by
 ``plan`` and run only in the ``Worker``. Imports ``autograder.plan``, ``judge``,
 ``protocol``, ``results``, ``sandbox.worker`` and ``spec``.
@@ -12,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.judge import judge_submission
-from autograder.plan import InvalidSubmission, plan_submission
+from autograder.plan import InvalidSubmission, Plan, plan_submission
 from autograder.protocol import Report, Status
 from autograder.results import NotebookResult, TestResult
 from autograder.sandbox.worker import Worker
@@ -33,27 +35,51 @@ def _needs_full_run(report: Report) -> bool:
                for outcomes in report.cases.values() for outcome in outcomes)
 
 
-def grade_submission(worker: Worker, spec: AssignmentSpec, submission: Submission,
-                     assignment: str) -> NotebookResult:
-    """The graded result of one submission (an invalid one scores 0, with why)."""
-    result = NotebookResult(notebook=str(submission.path or submission.folder),
-                            assignment=assignment, student=submission.student)
+def planned(spec: AssignmentSpec, submission: Submission,
+            assignment: str) -> Plan | NotebookResult:
+    """What the sandbox should run for ``submission``, or, for an invalid one, its result
+    (0 points, saying why). Reads the submission as data; runs nothing."""
     try:
         if submission.path is None:
             raise InvalidSubmission(submission.note or "no notebook was submitted")
-        plan = plan_submission(submission.path, spec)
+        return plan_submission(submission.path, spec)
     except InvalidSubmission as problem:
-        result.status, result.message = Status.INVALID, str(problem)
-        result.tests = [TestResult(g, 0.0, c.points, Status.INVALID, f"not graded: {problem}")
-                        for g, c in spec.checks.items()]
-        return result
+        return NotebookResult(
+            notebook=str(submission.path or submission.folder), assignment=assignment,
+            student=submission.student, status=Status.INVALID, message=str(problem),
+            tests=[TestResult(g, 0.0, c.points, Status.INVALID, f"not graded: {problem}")
+                   for g, c in spec.checks.items()])
+
+
+def run_plan(worker: Worker, plan: Plan) -> Report:
+    """The plan's fast steps in ``worker``'s sandbox, then its full steps if the fast run
+    left a name undefined. The report holds plain values only: no verdicts are made here
+    (on a Dask worker this runs far from the answer key)."""
     report = worker.run(plan.fast_steps)
     if _needs_full_run(report) and plan.full_steps != plan.fast_steps:
         report = worker.run(plan.full_steps)
+    return report
+
+
+def judged(spec: AssignmentSpec, submission: Submission, assignment: str, plan: Plan,
+           report: Report) -> NotebookResult:
+    """The verdict on a run's report, made against the answer key (where the grader runs)."""
+    result = NotebookResult(notebook=str(submission.path), assignment=assignment,
+                            student=submission.student)
     result.tests, result.status, result.message = judge_submission(spec, plan, report)
     if submission.note:
         result.message = "; ".join(m for m in (submission.note, result.message) if m)
     return result
+
+
+def grade_submission(worker: Worker, spec: AssignmentSpec, submission: Submission,
+                     assignment: str) -> NotebookResult:
+    """The graded result of one submission (an invalid one scores 0, with why), in this
+    process: plan, run in ``worker``, judge."""
+    plan = planned(spec, submission, assignment)
+    if isinstance(plan, NotebookResult):
+        return plan
+    return judged(spec, submission, assignment, plan, run_plan(worker, plan))
 
 
 def grader_failure(spec: AssignmentSpec, submission: Submission, assignment: str,

@@ -32,6 +32,7 @@ class NotebookResult:
     # graded | tampered | timeout | out of memory | crashed | invalid notebook
     status: Status = Status.GRADED
     message: str = ""
+    final: bool = True  # False: not the submission's fault (its worker died); a rerun retries
 
     @property
     def score(self) -> float:

@@ -99,7 +99,13 @@ def environment(home: str) -> dict[str, str]:
     }
 
 
-def _inner_bwrap(bwrap: str, limits: Limits) -> list[str]:
+def gpu_devices(dev: Path = Path("/dev")) -> list[Path]:
+    """The NVIDIA device files a sandbox needs to use the GPUs (nvidia0.., nvidiactl,
+    nvidia-uvm...); none on a machine without the driver."""
+    return sorted(dev.glob("nvidia*"))
+
+
+def _inner_bwrap(bwrap: str, limits: Limits, gpu: bool = False) -> list[str]:
     args = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
             "--new-session", "--cap-drop", "ALL", "--hostname", "sandbox", "--clearenv"]
     for key, value in environment("/tmp").items():
@@ -109,6 +115,9 @@ def _inner_bwrap(bwrap: str, limits: Limits) -> list[str]:
              "--size", str(limits.scratch_bytes), "--tmpfs", "/tmp",
              "--size", str(limits.scratch_bytes), "--tmpfs", "/dev/shm",
              "--mqueue", "/dev/mqueue"]
+    if gpu:  # a task that needs the GPU (``grade --gpu``): its device files, nothing else
+        for path in gpu_devices():
+            args += ["--dev-bind", str(path), str(path)]
     # After the private /tmp, so a repository (and its venv) cloned under /tmp stays visible.
     for path in _python_dirs():
         args += ["--ro-bind", path, path]
@@ -139,14 +148,16 @@ def _outer_bwrap(bwrap: str) -> list[str]:
     return args
 
 
-def sandbox_command(limits: Limits, slot: int, command: list[str]) -> list[str]:
-    """``command`` inside bubblewrap (inside two, dropping to a slot's uid, when root)."""
+def sandbox_command(limits: Limits, slot: int, command: list[str],
+                    gpu: bool = False) -> list[str]:
+    """``command`` inside bubblewrap (inside two, dropping to a slot's uid, when root); with
+    ``gpu``, the sandbox also sees the NVIDIA device files."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable(
             "bubblewrap (`bwrap`) is not installed or not on PATH: install it (Debian/Ubuntu: "
             "`apt install bubblewrap`), or grade without a sandbox only if you trust the code")
-    inner = [*_inner_bwrap(bwrap, limits), "--", *command]
+    inner = [*_inner_bwrap(bwrap, limits, gpu), "--", *command]
     if os.geteuid() != 0:
         return inner
     uid = SANDBOX_UID + slot

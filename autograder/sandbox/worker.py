@@ -46,7 +46,7 @@ class Worker:
     """
 
     def __init__(self, limits: Limits | None = None, *, slot: int = 0,
-                 sandbox: bool = True) -> None:
+                 sandbox: bool = True, gpu: bool = False) -> None:
         self.limits = limits or Limits()
         # ``slot`` is a preference: the worker takes the first slot from it that no other
         # worker on this machine holds (``sandbox.slots``), and keeps it until ``close``.
@@ -54,6 +54,7 @@ class Worker:
         self.slot = slot
         self._slot_lock: int | None = None
         self.sandbox = sandbox
+        self.gpu = gpu  # the sandbox sees the GPU device files
         self.start_seconds: float | None = None  # how long the last start took
         self.starts = 0
         self._process: subprocess.Popen | None = None
@@ -87,7 +88,8 @@ class Worker:
                   "--limits", json.dumps(asdict(self.limits))]
         if self.sandbox:
             scratch = [arg for path in SCRATCH_DIRS for arg in ("--scratch", path)]
-            command = sandbox_command(self.limits, self.slot, [*runner, "--sandbox", *scratch])
+            command = sandbox_command(self.limits, self.slot, [*runner, "--sandbox", *scratch],
+                                      gpu=self.gpu)
             return command, {"PATH": "/usr/bin:/bin"}, "/"
         if self._scratch is None:
             self._scratch = tempfile.mkdtemp(prefix=f"grader-worker-{self.slot}-")

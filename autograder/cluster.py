@@ -1,0 +1,287 @@
+"""Grading on Dask distributed: the ``grade`` process coordinates, Dask workers run sandboxes.
+
+``run_on_dask`` is the engine ``grade`` uses by default. With no scheduler address it starts a
+``LocalCluster`` in this process (one worker, one thread per ``--jobs``: nothing to set up);
+with ``--scheduler ADDRESS`` it uses a running cluster (``dask scheduler`` and ``dask worker``
+processes, or any Dask cluster manager).
+
+- The coordinator (this process) plans each submission, submits one task per submission,
+  judges the plain report that comes back, and is the only writer of results (``grade``
+  records them). Expected values never leave it: a task carries the steps to run (the
+  student's cells and the instructor's case *calls*), never what they should return.
+- A task runs on a Dask worker in a warm sandbox (``autograder.sandbox.Worker``, torch
+  imported once). ``SandboxPool``, a worker plugin, keeps one sandbox per worker thread; each
+  sandbox claims a machine-wide slot (``sandbox.slots``), so uids stay unique however many
+  worker processes share a machine, and dies with its worker (bwrap --die-with-parent).
+- A task's key holds the student, the submission's fingerprint and this run's id, so two
+  identical submissions are two tasks, and two runs never share one.
+- Only ``IN_FLIGHT_PER_THREAD`` tasks per worker thread are submitted at a time, so a batch
+  of 50,000 never piles up in the scheduler (or in this process's memory).
+- A worker that dies mid-task (OOM killer, node lost) has its tasks rerun elsewhere by the
+  scheduler, up to its ``distributed.scheduler.allowed-failures`` (``RETRIES`` for the local
+  cluster); a submission that kills every worker it touches then ends "crashed", and a rerun
+  of ``grade`` tries it again.
+- Over a network the link must be TLS with certificates (``tls://`` and ``--tls-*``): Dask
+  runs pickled code sent to it, so plain ``tcp://`` is refused unless the address is this
+  machine's loopback or ``allow_plain_tcp`` is set.
+- ``gpu=True``: each task asks for one unit of the workers' ``GPU`` resource (workers started
+  with ``--resources GPU=N``), and its sandbox sees the GPU device files.
+
+Trusts the cluster it is pointed at (its workers run the grader). Imports ``distributed``,
+``autograder.pipeline``, ``plan``, ``protocol``, ``results`` and ``sandbox``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import queue
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from distributed import WorkerPlugin
+
+from autograder.course_dirs import GradeError
+from autograder.limits import Limits
+from autograder.pipeline import Submission, grader_failure, judged, planned, run_plan
+from autograder.plan import Plan
+from autograder.protocol import Report, Status
+from autograder.results import NotebookResult, TestResult
+from autograder.sandbox.bwrap import SandboxUnavailable, gpu_devices
+from autograder.sandbox.worker import Worker
+from autograder.spec import AssignmentSpec
+
+RETRIES = 2  # worker deaths a submission may cause on the local cluster before it is "crashed"
+IN_FLIGHT_PER_THREAD = 2  # tasks submitted per worker thread: one running, one waiting
+GPU_RESOURCE = "GPU"
+
+
+@dataclass(frozen=True)
+class ClusterOptions:
+    """Where ``grade`` runs its tasks. The defaults: a local cluster, nothing to set up."""
+
+    scheduler: str | None = None  # e.g. "tls://grader.example.edu:8786"; None: local cluster
+    tls_ca_file: str | None = None  # CA that signed the scheduler's and workers' certificates
+    tls_cert: str | None = None  # this client's certificate ...
+    tls_key: str | None = None  # ... and its private key
+    allow_plain_tcp: bool = False  # accept tcp:// to a non-loopback address (unsafe)
+    gpu: bool = False  # each task needs one GPU (workers advertise --resources GPU=N)
+
+
+class SandboxPool(WorkerPlugin):
+    """A Dask worker plugin: one warm sandbox per worker thread, for this run's limits.
+
+    Registered by the coordinator under a name of its run, so two runs (with different
+    limits, say) on one cluster keep separate sandboxes; torn down (sandboxes closed) when
+    the run unregisters it or the worker stops."""
+
+    idempotent = False
+
+    def __init__(self, limits: Limits, sandbox: bool, gpu: bool, name: str) -> None:
+        self.limits, self.sandbox, self.gpu, self.name = limits, sandbox, gpu, name
+        self.free: queue.Queue[Worker] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "free"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, free=None)
+
+    def setup(self, worker: Any) -> None:
+        self.free = queue.Queue()
+        for slot in range(worker.state.nthreads):  # started by their first run
+            self.free.put(Worker(self.limits, slot=slot, sandbox=self.sandbox, gpu=self.gpu))
+
+    def teardown(self, worker: Any) -> None:
+        while self.free is not None and not self.free.empty():
+            self.free.get_nowait().close()
+
+    def run(self, plan: Plan) -> Report:
+        assert self.free is not None, "the sandbox plugin was not set up on this worker"
+        sandbox = self.free.get()  # at most nthreads tasks run at once: never waits long
+        try:
+            return run_plan(sandbox, plan)
+        finally:
+            self.free.put(sandbox)
+
+
+def run_task(plugin_name: str, plan: Plan) -> tuple[Report, str]:
+    """One submission, on a Dask worker: its plan's steps in a warm sandbox. Returns the plain
+    report and the worker's name (for the summary)."""
+    from distributed import get_worker
+
+    worker = get_worker()
+    return worker.plugins[plugin_name].run(plan), str(worker.name)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def security_for(options: ClusterOptions) -> Any:
+    """The ``distributed.Security`` for ``options.scheduler``, or None for a plain local link;
+    raises GradeError for an address the grader will not use."""
+    from distributed import Security
+
+    address = options.scheduler or ""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    tls_files = (options.tls_ca_file, options.tls_cert, options.tls_key)
+    if parts.scheme == "tls":
+        if not all(tls_files):
+            raise GradeError(
+                f"{address}: a TLS scheduler needs --tls-ca-file, --tls-cert and --tls-key "
+                "(the CA that signed the cluster's certificates, and this client's "
+                "certificate and key); see the README's 'Grading on a cluster'")
+        return Security(tls_ca_file=options.tls_ca_file, tls_client_cert=options.tls_cert,
+                        tls_client_key=options.tls_key, require_encryption=True)
+    if parts.scheme != "tcp":
+        raise GradeError(f"{address}: unsupported scheduler address; use tls://HOST:PORT "
+                         "(or tcp://127.0.0.1:PORT for a scheduler on this machine)")
+    if any(tls_files):
+        raise GradeError(f"{address}: --tls-* options given for a plain tcp:// address; "
+                         "did you mean tls://?")
+    if not _is_loopback(parts.hostname or "") and not options.allow_plain_tcp:
+        raise GradeError(
+            f"{address}: refusing plain TCP to another machine: anyone who can reach that "
+            "port can run code on the cluster and read what it grades. Start the scheduler "
+            "and workers with TLS certificates and use tls://..., or pass --allow-plain-tcp "
+            "on a network you fully control")
+    return None
+
+
+@contextmanager
+def _client(options: ClusterOptions, jobs: int) -> Iterator[Any]:
+    import dask
+    from distributed import Client, LocalCluster
+
+    if options.scheduler is None:
+        resources = {}
+        if options.gpu:
+            gpus = sum(path.name[len("nvidia"):].isdigit() for path in gpu_devices())
+            if not gpus:
+                raise GradeError("--gpu: this machine has no NVIDIA GPU (/dev/nvidia0...); "
+                                 "grade on a cluster whose workers have one (--scheduler)")
+            resources = {GPU_RESOURCE: gpus}
+        with dask.config.set({"distributed.scheduler.allowed-failures": RETRIES}):
+            cluster = LocalCluster(n_workers=1, threads_per_worker=jobs, processes=False,
+                                   dashboard_address=None, silence_logs=logging.ERROR,
+                                   resources=resources)
+        with cluster, Client(cluster) as client:
+            yield client
+        return
+    security = security_for(options)
+    try:
+        client = Client(options.scheduler, security=security, timeout=30)
+    except (OSError, TimeoutError) as problem:
+        raise GradeError(f"cannot reach the Dask scheduler at {options.scheduler}: "
+                         f"{problem}") from None
+    with client:
+        yield client
+
+
+def _threads(client: Any, gpu: bool) -> int:
+    """Worker threads that can take this run's tasks right now."""
+    workers = client.scheduler_info(n_workers=-1)["workers"].values()
+    return sum(w["nthreads"] for w in workers
+               if not gpu or w.get("resources", {}).get(GPU_RESOURCE, 0) > 0)
+
+
+def _wait_for_threads(client: Any, gpu: bool, seconds: float = 60) -> int:
+    deadline = time.monotonic() + seconds
+    while (threads := _threads(client, gpu)) == 0:
+        if time.monotonic() > deadline:
+            kind = f"with the {GPU_RESOURCE} resource " if gpu else ""
+            raise GradeError(f"no Dask worker {kind}joined the scheduler in {seconds:.0f} s")
+        time.sleep(0.5)
+    return threads
+
+
+def died_every_time(spec: AssignmentSpec, submission: Submission, assignment: str,
+                    error: BaseException) -> NotebookResult:
+    """A submission whose task killed every worker it ran on (up to the scheduler's limit)."""
+    message = ("the grading worker died each time it ran this submission (the machine's "
+               "out-of-memory killer, or a lost node); rerun grade to try it again")
+    return NotebookResult(
+        notebook=str(submission.path), assignment=assignment, student=submission.student,
+        status=Status.CRASHED, message=message, final=False,
+        tests=[TestResult(g, 0.0, c.points, Status.CRASHED, message)
+               for g, c in spec.checks.items()])
+
+
+def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assignment: str,
+                jobs: int, limits: Limits, sandbox: bool, options: ClusterOptions,
+                on_worker: dict[str, int]) -> Iterator[tuple[Submission, str, NotebookResult]]:
+    """Yield (submission, fingerprint, result) as results come back, in any order; counts
+    in ``on_worker`` the submissions each Dask worker ran."""
+    from distributed import KilledWorker, as_completed
+    from distributed.client import FutureCancelledError
+
+    if not todo:
+        return
+    run_id = uuid.uuid4().hex[:8]
+    name = f"autograder-sandboxes-{run_id}"  # this run's sandboxes, with its limits
+    with _client(options, jobs) as client:
+        threads = _wait_for_threads(client, options.gpu)
+        client.register_plugin(SandboxPool(limits, sandbox, options.gpu, name), name=name)
+        resources = {GPU_RESOURCE: 1} if options.gpu else None
+        waiting = iter(todo)
+        running = as_completed()
+        about: dict[str, tuple[Submission, str, Plan]] = {}
+        last_count = time.monotonic()
+        try:
+            while True:
+                if time.monotonic() - last_count > 5:  # workers may join or leave
+                    threads, last_count = max(1, _threads(client, options.gpu)), time.monotonic()
+                while running.count() < IN_FLIGHT_PER_THREAD * threads:
+                    item = next(waiting, None)
+                    if item is None:
+                        break
+                    submission, key = item
+                    plan = planned(spec, submission, assignment)
+                    if isinstance(plan, NotebookResult):  # invalid: judged without running
+                        yield submission, key, plan
+                        continue
+                    future = client.submit(
+                        run_task, name, plan, pure=False, resources=resources,
+                        key=f"grade-{run_id}-{submission.student}-{key[:16]}")
+                    about[future.key] = (submission, key, plan)
+                    running.add(future)
+                if running.is_empty():
+                    return
+                future = next(running)
+                submission, key, plan = about.pop(future.key)
+                yield submission, key, _result_of(future, spec, submission, assignment, plan,
+                                                  on_worker, (KilledWorker,
+                                                              FutureCancelledError))
+                future.release()
+        finally:
+            for future in list(running.futures):
+                future.cancel()
+            try:
+                client.unregister_worker_plugin(name)
+            except Exception:  # the cluster may be gone; its workers close their sandboxes
+                pass
+
+
+def _result_of(future: Any, spec: AssignmentSpec, submission: Submission, assignment: str,
+               plan: Plan, on_worker: dict[str, int], worker_lost: tuple) -> NotebookResult:
+    try:
+        report, worker = future.result()
+    except worker_lost as error:
+        return died_every_time(spec, submission, assignment, error)
+    except SandboxUnavailable as error:
+        raise GradeError(f"a sandboxed worker could not start: {error}") from None
+    except Exception as error:  # a grader bug on the worker costs this submission only
+        return grader_failure(spec, submission, assignment, error)
+    on_worker[worker] = on_worker.get(worker, 0) + 1
+    return judged(spec, submission, assignment, plan, report)
