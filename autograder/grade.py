@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from autograder.cluster import ClusterOptions, run_on_dask
+from autograder.cluster import ClusterOptions, run_on_dask, security_for
 from autograder.course_dirs import CourseDirs, GradeError, alembic_on_path, source_notebook
 from autograder.limits import DEFAULT_JOBS, ENGINES, Limits
 from autograder.pipeline import Submission, grade_submission, grader_failure
@@ -112,6 +112,8 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = DEFAULT_
         raise GradeError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
     if engine == "threads" and cluster != ClusterOptions():
         raise GradeError("--scheduler, --tls-* and --gpu need the dask engine")
+    if cluster.scheduler is not None:
+        security_for(cluster)  # refuse an unsafe or malformed address before any work
     course = CourseDirs.load(course_root)
     source_nb = source_notebook(course, assignment)
     notebook_id = source_nb.stem

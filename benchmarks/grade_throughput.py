@@ -12,6 +12,15 @@ gradebook. Prints submissions per minute for each and their ratio.
 times, each on a fresh course, so both see the same machine load:
 
     .venv/bin/python benchmarks/grade_throughput.py --ours-only --against /tmp/before --repeat 3
+
+``--engines`` compares the ways ``grade`` can run its sandboxes, on one batch of
+``--submissions`` (default 200 here), in one run: the in-process pool (``--engine threads``,
+the baseline), the default Dask local cluster, and a real Dask cluster on this machine
+(``dask scheduler`` + 1, then 2, ``dask worker`` processes of one thread each). It reports
+the steady-state rate: submissions per minute after the first 10% are done (sandbox starts
+and cluster start-up excluded), from the times the records were written:
+
+    .venv/bin/python benchmarks/grade_throughput.py --engines
 """
 
 from __future__ import annotations
@@ -88,16 +97,71 @@ def compare_trees(args: argparse.Namespace) -> None:
         print(f"{label:<32} {median:8.1f} {min(times):7.1f} {n / median * 60:9.1f}  {runs}")
 
 
+def steady_rate(records: Path, warm_up: float = 0.1) -> float:
+    """Submissions per minute after the first ``warm_up`` fraction, from record mtimes."""
+    times = sorted(p.stat().st_mtime for p in records.glob("*.json"))
+    first = int(len(times) * warm_up)
+    return (len(times) - 1 - first) / (times[-1] - times[first]) * 60
+
+
+def compare_engines(args: argparse.Namespace) -> None:
+    """The in-process pool, the default local cluster, and 1 and 2 real Dask workers."""
+    from support.dask_cluster import running_cluster, wait_for_workers
+
+    from autograder.cluster import ClusterOptions
+    from autograder.grade import grade_assignment
+
+    n = args.submissions
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        course = make_course(Path(tmp) / "course", n)
+        records = course.root / "grades" / A
+
+        def run(label: str, **options) -> None:
+            started = time.perf_counter()
+            summary = grade_assignment(course.root, A, regrade=True, progress=False,
+                                       **options)
+            assert len(summary.graded) == n, f"{label}: graded {len(summary.graded)} of {n}"
+            rows.append((label, time.perf_counter() - started, steady_rate(records)))
+
+        run(f"local pool (--engine threads --jobs {args.jobs})", engine="threads",
+            jobs=args.jobs)
+        run(f"Dask local cluster (default, --jobs {args.jobs})", jobs=args.jobs)
+        for workers in (1, 2):
+            with running_cluster(Path(tmp) / f"cluster-{workers}", tls=False) as cluster:
+                names = [f"w{i}" for i in range(1, workers + 1)]
+                for name in names:
+                    cluster.add_worker(name)
+                wait_for_workers(cluster, names)
+                run(f"Dask cluster, {workers} worker(s) x 1 thread",
+                    cluster=ClusterOptions(scheduler=cluster.address))
+    base = rows[0][2]
+    print(f"{n} submissions of {A}; steady state = after the first 10% were done")
+    print(f"{'engine':<44} {'wall s':>7} {'subs/min':>9} {'× pool':>7}")
+    for label, wall, rate in rows:
+        print(f"{label:<44} {wall:7.1f} {rate:9.1f} {rate / base:7.2f}")
+    one, two = rows[2][2], rows[3][2]
+    print(f"scaling from 1 to 2 Dask workers: {two / one:.2f}×")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--submissions", type=int, default=40)
+    parser.add_argument("--submissions", type=int, default=None,
+                        help="batch size (default 40; 200 with --engines)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--ours-only", action="store_true",
                         help="time only the sandboxed grader, not stock nbgrader")
     parser.add_argument("--against", type=Path, metavar="DIR",
                         help="with --ours-only: also time the grader of checkout DIR")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each (with --against)")
+    parser.add_argument("--engines", action="store_true",
+                        help="compare the local pool with Dask (local cluster, 1 and 2 workers)")
     args = parser.parse_args()
+    if args.engines:
+        args.submissions = args.submissions or 200
+        compare_engines(args)
+        return
+    args.submissions = args.submissions or 40
     if args.against is not None:
         compare_trees(args)
         return

@@ -1,0 +1,244 @@
+"""`grade` on a real Dask cluster: TLS, scores equal to the local pool's, workers killed
+mid-batch, a submission that kills every worker it touches, GPU tasks routed by resource.
+
+The cluster is started the way the README tells an instructor (`dask scheduler`, `dask
+worker` with TLS certificates), on 127.0.0.1, by tests/support/dask_cluster.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from support.dask_cluster import OPENSSL, make_certificates, running_cluster, wait_for_workers
+from support.nbgrader_course import Course
+from support.submissions import perfect_submission, with_answer
+
+from autograder.cluster import ClusterOptions, security_for
+from autograder.course_dirs import GradeError
+from autograder.grade import grade_assignment
+from autograder.record import load_record, record_path
+from autograder.sandbox import bwrap, sandbox_available
+
+AVAILABLE, WHY = sandbox_available()
+A = "01_tensors_and_memory"
+FULL = 7
+WRONG = {  # student -> (solution cell, wrong answer); the others submit the solution
+    "s01": ("tensor_bytes", "def tensor_bytes(x):\n    return x.numel()\n"),
+    "s04": ("bytes_for", "def bytes_for(shape, dtype):\n    return 4\n"),
+    "s06": ("storage_bytes", "def storage_bytes(x):\n    return x.numel() * x.element_size()\n"),
+}
+STUDENTS = [f"s{i:02d}" for i in range(8)]
+
+
+
+def needs_cluster(test):
+    """Slow, and skipped (saying why) without bubblewrap or openssl."""
+    for mark in (pytest.mark.slow,
+                 pytest.mark.skipif(not AVAILABLE, reason=f"no sandbox here: {WHY}"),
+                 pytest.mark.skipif(OPENSSL is None, reason="openssl is not installed (it "
+                                    "makes the test cluster's TLS certificates)")):
+        test = mark(test)
+    return test
+
+
+def _course(root: Path, students: list[str]) -> Course:
+    course = Course(root)
+    course.add_assignment(A)
+    for student in students:
+        notebook = perfect_submission(A)
+        if student in WRONG:
+            notebook = with_answer(notebook, *WRONG[student])
+        course.submit(student, A, notebook)
+    return course
+
+
+def _scores(course: Course) -> dict[str, tuple[float, str]]:
+    records = sorted((course.root / "grades" / A).glob("*.json"))
+    return {p.stem: (json.loads(p.read_text())["score"], json.loads(p.read_text())["status"])
+            for p in records}
+
+
+def _tls(cluster) -> ClusterOptions:
+    c = cluster.certificates
+    return ClusterOptions(scheduler=cluster.address, tls_ca_file=str(c.ca),
+                          tls_cert=str(c.cert), tls_key=str(c.key))
+
+
+@pytest.fixture(scope="module")
+def local_scores(tmp_path_factory) -> dict[str, tuple[float, str]]:
+    """The batch graded by the in-process pool: what every cluster run must reproduce."""
+    if not AVAILABLE:
+        pytest.skip(f"no sandbox here: {WHY}")
+    course = _course(tmp_path_factory.mktemp("local"), STUDENTS)
+    grade_assignment(course.root, A, engine="threads", progress=False)
+    scores = _scores(course)
+    assert scores["s00"] == (FULL, "graded") and scores["s01"][0] < FULL
+    return scores
+
+
+# -- the link: TLS off this machine, or nothing
+@pytest.mark.parametrize("address", ["tcp://10.1.2.3:8786", "grader.example.edu:8786",
+                                     "tcp://[2001:db8::1]:8786"])
+def test_plain_tcp_to_another_machine_is_refused(address):
+    with pytest.raises(GradeError, match="refusing plain TCP"):
+        security_for(ClusterOptions(scheduler=address))
+    assert security_for(ClusterOptions(scheduler=address, allow_plain_tcp=True)) is None
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:8786", "localhost:8786",
+                                     "tcp://[::1]:8786"])
+def test_plain_tcp_on_loopback_is_accepted(address):
+    assert security_for(ClusterOptions(scheduler=address)) is None
+
+
+def test_tls_needs_all_three_files(tmp_path):
+    with pytest.raises(GradeError, match="--tls-ca-file, --tls-cert and --tls-key"):
+        security_for(ClusterOptions(scheduler="tls://grader:8786", tls_ca_file="ca.pem"))
+    with pytest.raises(GradeError, match="did you mean tls"):
+        security_for(ClusterOptions(scheduler="tcp://127.0.0.1:1", tls_ca_file="ca.pem"))
+    with pytest.raises(GradeError, match="unsupported scheduler address"):
+        security_for(ClusterOptions(scheduler="ucx://grader:8786"))
+
+
+@pytest.mark.skipif(OPENSSL is None, reason="openssl is not installed")
+def test_tls_security_requires_encryption(tmp_path):
+    certs = make_certificates(tmp_path)
+    security = security_for(ClusterOptions(scheduler="tls://grader:8786",
+                                           tls_ca_file=str(certs.ca), tls_cert=str(certs.cert),
+                                           tls_key=str(certs.key)))
+    assert security.require_encryption
+    assert security.tls_ca_file == str(certs.ca)
+
+
+def test_grade_refuses_a_remote_plain_tcp_scheduler_before_any_work(tmp_path):
+    course = Course(tmp_path)
+    course.add_assignment(A)
+    course.submit("s00", A, perfect_submission(A))
+    with pytest.raises(GradeError, match="refusing plain TCP"):
+        grade_assignment(course.root, A, progress=False, sandbox=False,
+                         cluster=ClusterOptions(scheduler="tcp://192.0.2.7:8786"))
+    assert not (course.root / "grades" / A / "s00.json").exists()
+
+
+# -- the GPU: device files in the sandbox, tasks on GPU workers
+def test_gpu_devices_are_the_nvidia_files(tmp_path):
+    for name in ("nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "null", "sda"):
+        (tmp_path / name).touch()
+    assert [p.name for p in bwrap.gpu_devices(tmp_path)] == [
+        "nvidia-uvm", "nvidia0", "nvidia1", "nvidiactl"]
+
+
+@pytest.mark.skipif(bwrap.shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_a_gpu_sandbox_binds_the_device_files_and_only_then(monkeypatch):
+    monkeypatch.setattr(bwrap, "gpu_devices", lambda: [Path("/dev/nvidia0"),
+                                                       Path("/dev/nvidiactl")])
+    from autograder.limits import Limits
+
+    with_gpu = bwrap.sandbox_command(Limits(), 0, ["true"], gpu=True)
+    without = bwrap.sandbox_command(Limits(), 0, ["true"])
+    pairs = [with_gpu[i + 1] for i, arg in enumerate(with_gpu) if arg == "--dev-bind"]
+    assert pairs == ["/dev/nvidia0", "/dev/nvidiactl"]
+    assert "--dev-bind" not in without
+
+
+# -- a real cluster
+@needs_cluster
+def test_a_tls_cluster_of_two_workers_grades_like_the_local_pool(tmp_path, local_scores):
+    course = _course(tmp_path / "course", STUDENTS)
+    with running_cluster(tmp_path / "cluster") as cluster:
+        cluster.add_worker("w1")
+        cluster.add_worker("w2")
+        wait_for_workers(cluster, ["w1", "w2"])
+        summary = grade_assignment(course.root, A, progress=False, cluster=_tls(cluster))
+    assert _scores(course) == local_scores
+    assert sorted(r.student for r in summary.graded) == STUDENTS
+    assert set(summary.workers) == {"w1", "w2"}, summary.workers
+    assert sum(summary.workers.values()) == len(STUDENTS)
+
+
+def _pid_of_worker(cluster, name: str) -> int:
+    """The pid of worker ``name``'s own process (started with --no-nanny: the Popen's)."""
+    return next(p.pid for p, n in zip(cluster.processes[1:], cluster.names) if n == name)
+
+
+@needs_cluster
+def test_a_worker_killed_mid_batch_loses_nothing(tmp_path, local_scores):
+    """SIGKILL one of two workers while it holds tasks: the scheduler reruns them on the
+    other, every submission is graded and recorded once, scores as undisturbed."""
+    course = _course(tmp_path / "course", STUDENTS)
+    records = course.root / "grades" / A
+    with running_cluster(tmp_path / "cluster", allowed_failures=3) as cluster:
+        cluster.add_worker("w1", "--no-nanny")
+        cluster.add_worker("w2", "--no-nanny")
+        wait_for_workers(cluster, ["w1", "w2"])
+        outcome = {}
+        run = threading.Thread(target=lambda: outcome.update(summary=grade_assignment(
+            course.root, A, progress=False, cluster=_tls(cluster))))
+        run.start()
+        deadline = time.time() + 300
+        while len(list(records.glob("*.json"))) < 2:
+            assert time.time() < deadline and run.is_alive(), cluster.logs()
+            time.sleep(0.1)
+        done_at_kill = len(list(records.glob("*.json")))
+        os.kill(_pid_of_worker(cluster, "w1"), signal.SIGKILL)
+        run.join(timeout=300)
+        assert not run.is_alive(), "the batch did not finish after a worker was killed"
+    summary = outcome["summary"]
+    assert done_at_kill < len(STUDENTS)
+    assert sorted(r.student for r in summary.graded) == STUDENTS  # each exactly once
+    assert _scores(course) == local_scores
+    assert summary.workers["w2"] > summary.workers.get("w1", 0)
+
+
+@needs_cluster
+def test_a_submission_that_kills_every_worker_ends_crashed_and_a_rerun_retries_it(tmp_path):
+    students = ["s00", "s02", "s03", "poison"]
+    course = _course(tmp_path / "course", students)
+    with running_cluster(tmp_path / "cluster", allowed_failures=1) as cluster:
+        for name in ("w1", "w2"):  # nannies restart each worker the poison kills
+            cluster.add_worker(name, "--preload", "support.poison_worker")
+        wait_for_workers(cluster, ["w1", "w2"])
+        summary = grade_assignment(course.root, A, progress=False, cluster=_tls(cluster))
+    by_student = {r.student: r for r in summary.graded}
+    assert sorted(by_student) == sorted(students)
+    poison = by_student.pop("poison")
+    assert poison.status == "crashed" and poison.score == 0
+    assert "died each time it ran this submission" in poison.message
+    assert all(r.status == "graded" and r.score == FULL for r in by_student.values())
+    assert load_record(record_path(course.root, A, "poison"))["status"] == "crashed"
+
+    rerun = grade_assignment(course.root, A, engine="threads", progress=False)
+    assert [r.student for r in rerun.graded] == ["poison"]  # the others stay done
+    assert rerun.graded[0].score == FULL and rerun.skipped == 3
+
+
+@needs_cluster
+def test_gpu_tasks_run_only_on_workers_with_the_gpu_resource(tmp_path, local_scores):
+    """No GPU is lent here: the routing is tested with a CPU worker advertising GPU=1 (its
+    sandboxes bind whatever /dev/nvidia* exists, here none) beside one without."""
+    course = _course(tmp_path / "course", STUDENTS[:4])
+    with running_cluster(tmp_path / "cluster", tls=False) as cluster:
+        cluster.add_worker("cpu")
+        cluster.add_worker("gpu", "--resources", "GPU=1")
+        wait_for_workers(cluster, ["cpu", "gpu"])
+        summary = grade_assignment(course.root, A, progress=False,
+                                   cluster=ClusterOptions(scheduler=cluster.address, gpu=True))
+    assert dict(summary.workers) == {"gpu": 4}
+    assert _scores(course) == {s: local_scores[s] for s in STUDENTS[:4]}
+
+
+def test_the_command_explains_a_refused_scheduler(tmp_path):
+    run = subprocess.run(
+        [sys.executable, "-m", "autograder", "grade", A, "--course", str(tmp_path),
+         "--scheduler", "tcp://192.0.2.7:8786", "--unsandboxed"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert "refusing plain TCP to another machine" in run.stderr
+    assert "Traceback" not in run.stderr
