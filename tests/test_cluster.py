@@ -238,7 +238,8 @@ def test_gpu_tasks_run_only_on_workers_with_the_gpu_resource(tmp_path, local_sco
 def test_the_command_explains_a_refused_scheduler(tmp_path):
     run = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", A, "--course", str(tmp_path),
-         "--scheduler", "tcp://192.0.2.7:8786", "--unsandboxed"], capture_output=True, text=True, timeout=120)
+         "--scheduler", "tcp://192.0.2.7:8786", "--unsandboxed"],
+        capture_output=True, text=True, timeout=120)
     assert run.returncode == 2, run.stderr
     assert "refusing plain TCP to another machine" in run.stderr
     assert "Traceback" not in run.stderr
