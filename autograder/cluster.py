@@ -191,7 +191,11 @@ def _client(options: ClusterOptions, jobs: int) -> Iterator[Any]:
 
 def _threads(client: Any, gpu: bool) -> int:
     """Worker threads that can take this run's tasks right now."""
-    workers = client.scheduler_info(n_workers=-1)["workers"].values()
+    try:
+        info = client.scheduler_info(n_workers=-1)  # all workers, not only the first five
+    except TypeError:  # distributed before n_workers existed: always all of them
+        info = client.scheduler_info()
+    workers = info["workers"].values()
     return sum(w["nthreads"] for w in workers
                if not gpu or w.get("resources", {}).get(GPU_RESOURCE, 0) > 0)
 
