@@ -22,6 +22,7 @@ from support.submissions import with_answer
 from wrong_answers import WRONG_ANSWERS
 
 from autograder.course import RELEASE, assignments, instructor_notebook
+from autograder.preprocessors.tag_test_cells import is_test_cell
 from autograder.protocol import Status
 
 pytestmark = pytest.mark.slow
@@ -104,15 +105,10 @@ def test_untouched_student_version_fails_only_in_its_test_cells(graded):
     ran = results["untouched"].ran
     code = [c for c in ran.cells if c.cell_type == "code"]
     failed = [c for c in code if any(o.output_type == "error" for o in c.outputs)]
-    assert failed and all(_is_test_cell(c) for c in failed), [c.source[:80] for c in failed]
+    assert failed and all(is_test_cell(c) for c in failed), [c.source[:80] for c in failed]
     text = "\n".join(o.get("text", "") for c in code for o in c.outputs)
     assert "Finish exercise" in text
     assert code[-1].outputs, "the last cell did not run"
-
-
-def _is_test_cell(cell) -> bool:
-    meta = cell.metadata.get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
 
 
 def test_each_wrong_answer_loses_its_exercise_and_no_other(graded):

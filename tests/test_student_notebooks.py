@@ -11,19 +11,15 @@ import nbformat
 import pytest
 
 from autograder.course import assignments, instructor_notebook
+from autograder.preprocessors.tag_test_cells import is_test_cell
 
 MAX_TEST_CELL_LINE = 88  # wider lines run past the right edge of a JupyterLab cell
-
-
-def _is_test_cell(cell) -> bool:
-    meta = cell.metadata.get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
 
 
 @pytest.mark.parametrize("assignment", assignments())
 def test_test_cells_fit_the_cell_width(assignment):
     notebook = nbformat.read(instructor_notebook(assignment), as_version=4)
     long_lines = [(cell.metadata["nbgrader"]["grade_id"], line)
-                  for cell in notebook.cells if _is_test_cell(cell)
+                  for cell in notebook.cells if is_test_cell(cell)
                   for line in cell.source.splitlines() if len(line) > MAX_TEST_CELL_LINE]
     assert not long_lines, f"wrap these test-cell lines at {MAX_TEST_CELL_LINE}: {long_lines}"
