@@ -8,6 +8,7 @@ solutions themselves never live in ``lecture_utils``: a demo shows what *your* f
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -29,13 +30,29 @@ def uses_exercise(*numbers: int) -> Iterator[None]:
     ``assert`` in the demo)."""
     if not numbers:
         raise ValueError("name the exercise(s) this demo uses, e.g. uses_exercise(2)")
+    figures = _open_figures()
     try:
         yield
     except NotImplementedError:
+        _close_figures_since(figures)
         print(unfinished_message(*numbers))
     except AssertionError:
+        _close_figures_since(figures)
         print(f"This demo expected the lecture's numbers, and your {_names(numbers)} gave "
               "something else: run the test cells above to see what is off.")
+
+
+def _open_figures() -> set[int]:
+    pyplot = sys.modules.get("matplotlib.pyplot")  # never imported here: only if loaded
+    return set(pyplot.get_fignums()) if pyplot else set()
+
+
+def _close_figures_since(before: set[int]) -> None:
+    """Close the figures a demo opened before it stopped: the notebook would otherwise show
+    a half-drawn plot (with no alt text) at the end of the cell."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    for number in set(pyplot.get_fignums()) - before if pyplot else ():
+        pyplot.close(number)
 
 
 class Unfilled(dict):

@@ -1,7 +1,16 @@
-"""One plotting style for every notebook. matplotlib loads on first use, not at import."""
+"""One plotting style for every notebook, and ``show(fig, alt)`` to display a figure with alt
+text. matplotlib loads on first use, not at import.
+
+The style tells lines apart by colour, line style and marker together (a legend must not rely on
+colour alone); bars are told apart by hatching (``HATCHES``).
+"""
 
 from __future__ import annotations
 
+import base64
+import html
+import io
+import math
 from typing import Any
 
 STYLE: dict[str, Any] = {
@@ -17,18 +26,32 @@ STYLE: dict[str, Any] = {
     "legend.frameon": False,
     "lines.linewidth": 2,
     "lines.markersize": 5,
+    "hatch.linewidth": 0.8,
     "axes.prop_cycle": None,  # filled in by use_style (needs matplotlib's cycler)
 }
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b")
+# one per colour, cycled together with it: the n-th line differs from the others in all three
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
+MARKERS = ("o", "s", "^", "D", "v", "X")
+HATCHES = ("//", "\\\\", "xx", "..", "oo", "++")
+# a line with more points than this gets about MARKERS_PER_LINE markers, not one on every point
+DENSE_LINE_POINTS = 20
+MARKERS_PER_LINE = 10
+
+
+def prop_cycle() -> Any:
+    """The style's property cycle: colour, line style and marker change together."""
+    from cycler import cycler
+
+    return (cycler(color=COLORS) + cycler(linestyle=LINESTYLES)
+            + cycler(marker=MARKERS))
 
 
 def use_style() -> None:
     """Apply the course style to matplotlib's global settings."""
     import matplotlib as mpl
-    from cycler import cycler
 
-    style = dict(STYLE, **{"axes.prop_cycle": cycler(color=COLORS)})
-    mpl.rcParams.update(style)
+    mpl.rcParams.update(dict(STYLE, **{"axes.prop_cycle": prop_cycle()}))
 
 
 def subplots(nrows: int = 1, ncols: int = 1, **kwargs: Any) -> tuple[Any, Any]:
@@ -40,3 +63,54 @@ def subplots(nrows: int = 1, ncols: int = 1, **kwargs: Any) -> tuple[Any, Any]:
     kwargs.setdefault("figsize", (width * ncols, height * nrows))
     kwargs.setdefault("layout", "constrained")
     return plt.subplots(nrows, ncols, **kwargs)
+
+
+def _space_out_markers(fig: Any) -> None:
+    """Markers on a line of many points every so many points instead of on every one (the
+    style gives every line a marker; on a curve of 1000 points they would merge into a thick
+    line). Lines of one axes start their markers at different points, so that lines lying on
+    top of each other still show each one's marker."""
+    for ax in fig.axes:
+        dense = [line for line in ax.get_lines()
+                 if line.get_marker() not in ("None", "", " ", None)
+                 and line.get_markevery() is None
+                 and len(line.get_xdata()) > DENSE_LINE_POINTS]
+        for k, line in enumerate(dense):
+            step = max(math.ceil(len(line.get_xdata()) / MARKERS_PER_LINE), len(dense))
+            line.set_markevery((k * step // len(dense), step))
+
+
+def figure_bundle(fig: Any, alt: str) -> dict[str, str]:
+    """The display bundle ``show`` sends: the PNG inside an HTML ``<figure>`` whose ``<img>``
+    carries ``alt`` (JupyterLab puts no alt on a plain ``image/png`` output), the same PNG as
+    ``image/png`` for viewers that show no HTML, and ``alt`` as the plain-text version."""
+    if not isinstance(alt, str) or not alt.strip():
+        raise ValueError("say what the plot shows: alt text must not be empty")
+    _space_out_markers(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    png = base64.b64encode(buffer.getvalue()).decode("ascii")
+    alt = " ".join(alt.split())
+    return {
+        "text/html": (f'<figure style="margin: 0"><img src="data:image/png;base64,{png}" '
+                      f'alt="{html.escape(alt, quote=True)}"></figure>'),
+        "image/png": png,
+        "text/plain": f"[plot] {alt}",
+    }
+
+
+def show(fig: Any, alt: str) -> None:
+    """Display ``fig`` as one output whose image has ``alt`` as its alt text, then close it
+    (so the notebook's inline backend does not show it a second time).
+
+    ``alt`` says what the plot shows: its axes, what is plotted and the trend to see; an empty
+    one is refused (ValueError).
+    """
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    try:
+        bundle = figure_bundle(fig, alt)
+    finally:
+        plt.close(fig)
+    display(bundle, raw=True)

@@ -240,12 +240,13 @@ def roofline_plot(
     xs = [low / 2, high * 2]
     top = max(ceilings.values()) if ceilings else largest
     ax.plot([xs[0], top / bandwidth], [xs[0] * bandwidth / scale, top / scale], color="black",
-            lw=1.5, label=f"memory roof: {bandwidth_label} ({bandwidth / 1e9:.3g} GB/s)")
+            lw=1.5, ls="-", marker="",
+            label=f"memory roof: {bandwidth_label} ({bandwidth / 1e9:.3g} GB/s)")
     colour_of = {label: COLORS[i % len(COLORS)] for i, label in enumerate(groups)}
     for j, (label, ceiling) in enumerate(ceilings.items()):
         colour = colour_of.get(label, "gray")
         ridge = ridge_point(ceiling, bandwidth)
-        ax.plot([ridge, xs[1]], [ceiling / scale] * 2, color=colour, lw=1.5,
+        ax.plot([ridge, xs[1]], [ceiling / scale] * 2, color=colour, lw=1.5, marker="",
                 ls=_LINESTYLES[(j + 1) % len(_LINESTYLES)],
                 label=f"{label} {ceiling_kind} ({ceiling / scale:.3g} {unit}); ridge at "
                       f"{ridge:.3g} FLOPs/byte")

@@ -3,6 +3,14 @@
 ``calculator(compute, controls)`` lays out one control per argument of ``compute`` and shows
 its result, recomputed whenever a control changes. ``compute`` returns either text (HTML) or a
 mapping of label → value, shown as a two-column table.
+
+For screen readers: every control's description is its accessible name, a slider's value is
+read as its readout shows it, the calculator is a group named by its title, and the result is
+a polite live region, announced when it changes.
+ipywidgets 8 names a dropdown or a text box by its description (a ``<label for>``) but leaves
+a slider's handle unnamed and has no option for roles or live regions; ``calculator`` therefore
+tags its parts with ``_dom_classes`` and sends a small script (``A11Y_SCRIPT``) that sets those
+ARIA attributes in JupyterLab.
 """
 
 from __future__ import annotations
@@ -12,6 +20,55 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lecture_utils.exercises import unfinished_message
+
+# CSS classes (ipywidgets' _dom_classes) on a calculator's parts, read by A11Y_SCRIPT
+CALCULATOR_CLASS = "lu-calculator"
+TITLE_CLASS = "lu-calculator-title"
+RESULT_CLASS = "lu-calculator-result"
+
+# Runs in the page (an application/javascript output, run only where the output is trusted, as
+# outputs of a live kernel are; widgets need a live kernel anyway). Idempotent: one observer per
+# page, and attributes are set only where missing, also on widgets drawn later.
+A11Y_SCRIPT = """
+(() => {
+  const label = () => {
+    for (const box of document.querySelectorAll(".lu-calculator")) {
+      const title = box.querySelector(".lu-calculator-title .widget-html-content");
+      if (title && !box.hasAttribute("aria-labelledby")) {
+        title.id = title.id || "lu-title-" + Math.random().toString(36).slice(2);
+        box.setAttribute("role", "group");
+        box.setAttribute("aria-labelledby", title.id);
+      }
+      for (const slider of box.querySelectorAll(".widget-slider")) {
+        const text = slider.querySelector(".widget-label");
+        const handle = slider.querySelector(".noUi-handle");
+        if (text && handle && handle.getAttribute("aria-label") !== text.textContent) {
+          handle.setAttribute("aria-label", text.textContent);
+        }
+        // the value as the readout shows it (70.0G), not the slider's own (10.85 = log10)
+        const readout = slider.querySelector(".widget-readout");
+        const value = readout && readout.style.display !== "none" ? readout.textContent : "";
+        if (handle && value && handle.getAttribute("aria-valuetext") !== value) {
+          handle.setAttribute("aria-valuetext", value);
+        }
+      }
+      const result = box.querySelector(".lu-calculator-result .widget-html-content");
+      if (result && !result.hasAttribute("aria-live")) {
+        result.setAttribute("aria-live", "polite");
+      }
+    }
+  };
+  label();
+  if (window.luCalculatorA11y) return;
+  let queued = false;
+  window.luCalculatorA11y = new MutationObserver(() => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; label(); });
+  });
+  window.luCalculatorA11y.observe(document.body, {childList: true, subtree: true});
+})();
+"""
 
 
 def log_slider(description: str, value: float, low: float, high: float) -> Any:
@@ -92,5 +149,23 @@ def calculator(
     for control in controls.values():
         control.observe(refresh, names="value")
     refresh()
+    output.add_class(RESULT_CLASS)
     children = ([w.HTML(f"<b>{html.escape(title)}</b>")] if title else [])
-    return w.VBox([*children, *controls.values(), output])
+    for child in children:
+        child.add_class(TITLE_CLASS)
+    box = w.VBox([*children, *controls.values(), output])
+    box.add_class(CALCULATOR_CLASS)
+    _send_a11y_script()
+    return box
+
+
+def _send_a11y_script() -> None:
+    """Display A11Y_SCRIPT (with empty plain text, so that viewers without JavaScript show
+    nothing) when running in a notebook; outside IPython, nothing."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython comes with ipywidgets
+        return
+    if get_ipython() is not None:
+        display({"application/javascript": A11Y_SCRIPT, "text/plain": ""}, raw=True)

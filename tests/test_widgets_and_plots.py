@@ -70,3 +70,32 @@ def test_heavy_libraries_load_only_when_used():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_calculator_tags_its_parts_for_the_accessibility_script():
+    box = widgets.calculator(lambda x: str(x), {"x": widgets.slider("x", 1, 0, 2, 1)},
+                             title="Doubler")
+    title, control, result = box.children
+    assert widgets.CALCULATOR_CLASS in box._dom_classes
+    assert widgets.TITLE_CLASS in title._dom_classes
+    assert widgets.RESULT_CLASS in result._dom_classes
+    assert control.description == "x"
+    for name in (widgets.CALCULATOR_CLASS, widgets.TITLE_CLASS, widgets.RESULT_CLASS):
+        assert f'".{name}' in widgets.A11Y_SCRIPT
+    for attribute in ('"aria-label"', '"aria-labelledby"', '"aria-live", "polite"',
+                      '"role", "group"'):
+        assert attribute in widgets.A11Y_SCRIPT
+
+
+def test_calculator_sends_its_script_only_inside_ipython(monkeypatch):
+    import IPython
+    import IPython.display
+
+    sent = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj, **kw: sent.append((obj, kw)))
+    widgets.calculator(lambda x: str(x), {"x": widgets.slider("x", 1, 0, 2, 1)})
+    assert sent == []  # no shell: a script would only print its repr
+    monkeypatch.setattr(IPython, "get_ipython", lambda: object())
+    widgets.calculator(lambda x: str(x), {"x": widgets.slider("x", 1, 0, 2, 1)})
+    assert sent == [({"application/javascript": widgets.A11Y_SCRIPT, "text/plain": ""},
+                     {"raw": True})]

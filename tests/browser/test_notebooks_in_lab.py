@@ -5,9 +5,10 @@ without editing this file.
 
 - The student's untouched release runs to its last cell; the only errors are the failing
   checks of its unanswered exercises (test cells, which are tagged so that the run goes on);
-  every plot renders as an image and every widget renders.
+  every plot renders as an image with alt text and every widget renders.
 - The solved (instructor) notebook runs with no error, each test cell prints its pass line,
-  and every widget answers a change with the right value (`widget_checks.py`).
+  every plot has alt text, every widget control's accessible name is its description, and
+  every widget answers a change with the right value (`widget_checks.py`).
 
 A full screenshot of each notebook after its run is written under test-artifacts/browser/
 for a person to look at. Failures name the notebook, the cell and what was seen.
@@ -33,7 +34,7 @@ from support.lab import (
     screenshot,
     shut_down_kernels,
 )
-from widget_checks import WIDGET_CHECKS, widgets, widgets_of
+from widget_checks import WIDGET_CHECKS, check_accessible_names, widgets, widgets_of
 
 from autograder.course import assignments
 
@@ -65,6 +66,9 @@ def _check_rendering(page, notebook, name: str) -> None:
     assert shown.broken_images == 0, f"{name}: {shown.broken_images} plot(s) did not render"
     assert shown.images == images, (
         f"{name}: {images} image outputs, but {shown.images} rendered as images")
+    no_alt = shown.images_without_alt()
+    assert not no_alt, (f"{name}: plots with no alt text (show them with plotting.show(fig, "
+                        f"alt)) in cells {no_alt}")
     widgets = outputs_with(notebook, WIDGET_MIME)
     assert not shown.widget_errors, f"{name}: a widget failed to render: {shown.widget_errors}"
     assert shown.widgets == widgets, (
@@ -122,6 +126,7 @@ def _check_widget(page, name: str, title: str) -> None:
     assert box.count() > 0, f"{name}: widget {title!r} is not on the page"
     box = box.first
     box.scroll_into_view_if_needed()
+    check_accessible_names(page, SHOWN, box, name, title)
     # textContent, not innerText: JupyterLab skips painting cells out of view, and innerText
     # of an unpainted element is empty
     result = box.locator(".widget-html-content").last

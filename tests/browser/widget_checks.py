@@ -3,6 +3,10 @@
 Widgets are found in the instructor notebooks' stored outputs: each is a VBox whose first child
 is its bold title. Each title needs an entry here (what to change, and text the result must
 then contain); a widget added without one fails the suite.
+
+`check_accessible_names` checks what a screen reader announces: the calculator is a group
+named by its title, each control's accessible name is its description (a slider's value as its
+readout shows it), and the result is a polite live region.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from collections.abc import Callable
 from autograder.course import assignments, instructor_notebook
 from autograder.notebook import read_notebook
 
-WIDGET_TITLE = re.compile(r"HTML\(value='<b>(.*?)</b>'\)")
+WIDGET_TITLE = re.compile(r"HTML\(value='<b>(.*?)</b>'[,)]")
 
 
 def widgets() -> list[tuple[str, str]]:
@@ -29,6 +33,42 @@ def widgets() -> list[tuple[str, str]]:
 
 def widgets_of(assignment: str) -> list[str]:
     return [title for a, title in widgets() if a == assignment]
+
+
+# a control's CSS class (ipywidgets 8) → the ARIA role its focusable part has
+CONTROL_ROLES = {"widget-slider": "slider", "widget-dropdown": "combobox",
+                 "widget-text": "textbox"}
+
+
+def check_accessible_names(page, shown: str, box, name: str, title: str) -> None:
+    """Fails, naming the notebook, the widget and the control, unless every control in `box`
+    is found by its role and, as accessible name, its description (the label it shows)."""
+    from playwright.sync_api import expect
+
+    where = f"{name}, widget {title!r}"
+    expect(page.locator(shown).get_by_role("group", name=title, exact=True),
+           f"{where}: no group named by the title").to_have_count(1, timeout=10_000)
+    checked = 0
+    for css, role in CONTROL_ROLES.items():
+        for control in box.locator(f".{css}").all():
+            description = control.locator(".widget-label").first.text_content()
+            assert description.strip(), f"{where}: a {role} without a description"
+            named = control.get_by_role(role, name=description, exact=True)
+            expect(named, f"{where}: the {role} {description!r} does not have it as its "
+                   "accessible name").to_have_count(1, timeout=10_000)
+            if role == "slider":  # its value read out as shown (70.0G), not as log10 (10.85)
+                shown = control.locator(".widget-readout").text_content()
+                expect(named, f"{where}: the slider {description!r} is not read as its "
+                       f"readout {shown!r}").to_have_attribute("aria-valuetext", shown,
+                                                               timeout=10_000)
+            checked += 1
+    labels = [t for t in box.locator(".widget-label").all_text_contents() if t.strip()]
+    assert checked == len(labels), (
+        f"{where}: {len(labels)} labelled controls ({labels}), {checked} of them of a kind "
+        f"checked here ({sorted(CONTROL_ROLES)})")
+    expect(box.locator(".widget-html-content").last,
+           f"{where}: the result is not a polite live region").to_have_attribute(
+        "aria-live", "polite", timeout=10_000)
 
 
 def select(label: str, option: str) -> Callable:

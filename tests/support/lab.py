@@ -183,20 +183,34 @@ def save(page, on_disk: Path) -> nbformat.NotebookNode:
     return nbformat.read(on_disk, as_version=4)
 
 
+# JupyterLab 4 (rendermime's handleDefaults) sets alt="Image" on every <img> of rendered HTML
+# or Markdown that has no alt: what a screen reader then reads says nothing about the plot.
+PLACEHOLDER_ALT = "Image"
+
+
 @dataclass
 class Rendered:
     """What the page shows for the notebook in front."""
 
-    images: int = 0           # <img> elements of rendered image outputs, decoded
+    images: int = 0           # <img> elements in outputs (image or HTML outputs), decoded
     broken_images: int = 0    # ... that did not decode
     widgets: int = 0          # widget outputs that rendered a widget
     widget_errors: list[str] = field(default_factory=list)
-    plot_alt: list[str] = field(default_factory=list)  # alt text of each rendered image
+    plot_alt: list[str] = field(default_factory=list)  # alt text of each output image
+    plot_cells: list[int] = field(default_factory=list)  # ... and the index of its cell
+
+    def images_without_alt(self) -> list[int]:
+        """Cell index of each output image with no alt text of its own: empty, or the
+        placeholder JupyterLab puts on an <img> of rendered HTML that has none."""
+        return [cell for cell, alt in zip(self.plot_cells, self.plot_alt)
+                if alt.strip() in ("", PLACEHOLDER_ALT)]
 
 
 _RENDERED = f"""() => {{
     const area = document.querySelector("{SHOWN}");
-    const imgs = [...area.querySelectorAll(".jp-RenderedImage img")];
+    // every image an output shows: an image/png output, or an <img> inside an HTML output
+    const imgs = [...area.querySelectorAll(".jp-OutputArea-output img")];
+    const cells = [...area.querySelectorAll(".jp-Cell")];
     // a widget output: an output element with a widget view (a .jupyter-widgets) as a child
     const widgets = [...area.querySelectorAll(".jp-OutputArea-output")].filter(
         o => [...o.children].some(c => c.classList.contains("jupyter-widgets")));
@@ -206,6 +220,7 @@ _RENDERED = f"""() => {{
         images: imgs.filter(i => i.complete && i.naturalWidth > 0).length,
         broken: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).length,
         alt: imgs.map(i => i.alt || ""),
+        cells: imgs.map(i => cells.indexOf(i.closest(".jp-Cell"))),
         widgets: widgets.length,
         errors: failed.map(o => o.textContent.slice(0, 200)),
     }};
@@ -214,7 +229,8 @@ _RENDERED = f"""() => {{
 
 def rendered(page) -> Rendered:
     seen = page.evaluate(_RENDERED)
-    return Rendered(seen["images"], seen["broken"], seen["widgets"], seen["errors"], seen["alt"])
+    return Rendered(seen["images"], seen["broken"], seen["widgets"], seen["errors"], seen["alt"],
+                    seen["cells"])
 
 
 def screenshot(page, name: str) -> list[Path]:
