@@ -25,7 +25,6 @@ from support.lab import (
     code_cells,
     errors,
     grade_id,
-    is_test_cell,
     open_notebook,
     outputs_with,
     rendered,
@@ -37,6 +36,7 @@ from support.lab import (
 from widget_checks import WIDGET_CHECKS, check_accessible_names, widgets, widgets_of
 
 from autograder.course import assignments
+from autograder.preprocessors.tag_test_cells import is_test_cell
 
 
 @pytest.fixture(autouse=True)

@@ -273,7 +273,3 @@ def outputs_with(notebook: nbformat.NotebookNode, mime: str) -> int:
 def grade_id(cell: nbformat.NotebookNode) -> str | None:
     return cell.metadata.get("nbgrader", {}).get("grade_id")
 
-
-def is_test_cell(cell: nbformat.NotebookNode) -> bool:
-    meta = cell.metadata.get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
