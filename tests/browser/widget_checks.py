@@ -57,10 +57,10 @@ def check_accessible_names(page, shown: str, box, name: str, title: str) -> None
             expect(named, f"{where}: the {role} {description!r} does not have it as its "
                    "accessible name").to_have_count(1, timeout=10_000)
             if role == "slider":  # its value read out as shown (70.0G), not as log10 (10.85)
-                shown = control.locator(".widget-readout").text_content()
+                readout = control.locator(".widget-readout").text_content()
                 expect(named, f"{where}: the slider {description!r} is not read as its "
-                       f"readout {shown!r}").to_have_attribute("aria-valuetext", shown,
-                                                               timeout=10_000)
+                       f"readout {readout!r}").to_have_attribute("aria-valuetext", readout,
+                                                                 timeout=10_000)
             checked += 1
     labels = [t for t in box.locator(".widget-label").all_text_contents() if t.strip()]
     assert checked == len(labels), (
