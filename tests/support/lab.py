@@ -136,33 +136,52 @@ _PROMPTS = f"""() => [...document.querySelectorAll(
     "{SHOWN} .jp-CodeCell .jp-InputPrompt")].map(p => p.textContent.trim())"""
 
 
-def run_all(page, name: str, timeout_s: float = RUN_SECONDS) -> None:
-    """Run → Run All Cells, then wait until the run has started and every code cell has run,
-    or the kernel has sat idle with no cell running or queued for STOPPED_SECONDS (a failing
-    cell that is not tagged to go on stops the run there: the caller's report says which cells
-    never ran).
+def _dialog(page) -> str:
+    """The text of a JupyterLab dialog in front ("Kernel Restarting"...), closed; "" if none."""
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count() == 0:
+        return ""
+    text = " ".join(dialog.first.inner_text().split())
+    page.keyboard.press("Escape")
+    return text
 
-    "Started" means a cell was seen queued or running, or the prompts changed: a notebook saved
-    with its outputs shows numbered prompts and an idle kernel before the click takes effect,
-    which would otherwise read as a finished run."""
-    before = page.evaluate(_PROMPTS)
+
+def run_all(page, name: str, timeout_s: float = RUN_SECONDS) -> None:
+    """Edit → Clear Outputs of All Cells, Run → Run All Cells, then wait until every code
+    cell has run, or the kernel has sat idle with no cell running or queued for
+    STOPPED_SECONDS (a failing cell that is not tagged to go on stops the run there: the
+    caller's report says which cells never ran).
+
+    Outputs are cleared first so that a numbered prompt can only come from this run (a
+    notebook saved with its outputs looks finished before the click takes effect). If nothing
+    ran at all (the click was lost, or the kernel died and dropped the queue, as seen once on
+    a loaded machine), Run All is clicked once more; a second miss fails, with any dialog
+    JupyterLab showed."""
+    menu(page, "Edit", "Clear Outputs of All Cells")
+    page.wait_for_function(f"""() => [...document.querySelectorAll(
+        "{SHOWN} .jp-CodeCell .jp-InputPrompt")].every(p => !/\\d/.test(p.textContent))""",
+                           timeout=30_000)
     menu(page, "Run", "Run All Cells")
     deadline = time.time() + timeout_s
-    started = clicked_again = False
+    clicked_again = False
     idle_since = None
+    seen = ""
     while True:
         prompts = page.evaluate(_PROMPTS)
         idle = page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").count() > 0
         busy = not idle or any("*" in p for p in prompts)
-        started = started or busy or prompts != before
-        if started and not busy and all(re.fullmatch(r"\[\d+\]:?", p) for p in prompts):
+        numbered = [bool(re.fullmatch(r"\[\d+\]:?", p)) for p in prompts]
+        if not busy and all(numbered):
             return
         idle_since = None if busy else (idle_since or time.time())
         if idle_since and time.time() - idle_since > STOPPED_SECONDS:
-            if started:
+            if any(numbered):
                 return
-            assert not clicked_again, f"{name}: Run All Cells, clicked twice, started nothing"
-            menu(page, "Run", "Run All Cells")  # the first click was lost (menu not ready)
+            seen = _dialog(page) or seen
+            assert not clicked_again, (
+                f"{name}: Run All Cells, clicked twice, ran nothing"
+                + (f"; JupyterLab said: {seen}" if seen else ""))
+            menu(page, "Run", "Run All Cells")
             clicked_again, idle_since = True, None
         if time.time() > deadline:
             waiting = sum("*" in p for p in prompts)
