@@ -38,20 +38,38 @@ import logging
 import queue
 import time
 import uuid
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from distributed import WorkerPlugin
+import dask
+from distributed import (
+    Client,
+    KilledWorker,
+    LocalCluster,
+    Security,
+    WorkerPlugin,
+    as_completed,
+    get_worker,
+)
+from distributed.client import FutureCancelledError
 
 from autograder.course_dirs import GradeError
 from autograder.limits import Limits
-from autograder.pipeline import Submission, grader_failure, judged, planned, run_plan
+from autograder.pipeline import (
+    Submission,
+    grader_failure,
+    judged,
+    planned,
+    run_plan,
+    scored_nothing,
+)
 from autograder.plan import Plan
 from autograder.protocol import Report, Status
-from autograder.results import NotebookResult, TestResult
+from autograder.results import NotebookResult
 from autograder.sandbox.bwrap import SandboxUnavailable, gpu_devices
 from autograder.sandbox.worker import Worker
 from autograder.spec import AssignmentSpec
@@ -113,8 +131,6 @@ class SandboxPool(WorkerPlugin):
 def run_task(plugin_name: str, plan: Plan) -> tuple[Report, str]:
     """One submission, on a Dask worker: its plan's steps in a warm sandbox. Returns the plain
     report and the worker's name (for the summary)."""
-    from distributed import get_worker
-
     worker = get_worker()
     return worker.plugins[plugin_name].run(plan), str(worker.name)
 
@@ -131,8 +147,6 @@ def _is_loopback(host: str) -> bool:
 def security_for(options: ClusterOptions) -> Any:
     """The ``distributed.Security`` for ``options.scheduler``, or None for a plain local link;
     raises GradeError for an address the grader will not use."""
-    from distributed import Security
-
     address = options.scheduler or ""
     parts = urlsplit(address if "://" in address else f"tcp://{address}")
     tls_files = (options.tls_ca_file, options.tls_cert, options.tls_key)
@@ -161,9 +175,6 @@ def security_for(options: ClusterOptions) -> Any:
 
 @contextmanager
 def _client(options: ClusterOptions, jobs: int) -> Iterator[Any]:
-    import dask
-    from distributed import Client, LocalCluster
-
     if options.scheduler is None:
         resources = {}
         if options.gpu:
@@ -210,26 +221,21 @@ def _wait_for_threads(client: Any, gpu: bool, seconds: float = 60) -> int:
     return threads
 
 
-def died_every_time(spec: AssignmentSpec, submission: Submission, assignment: str,
-                    error: BaseException) -> NotebookResult:
-    """A submission whose task killed every worker it ran on (up to the scheduler's limit)."""
-    message = ("the grading worker died each time it ran this submission (the machine's "
-               "out-of-memory killer, or a lost node); rerun grade to try it again")
-    return NotebookResult(
-        notebook=str(submission.path), assignment=assignment, student=submission.student,
-        status=Status.CRASHED, message=message, final=False,
-        tests=[TestResult(g, 0.0, c.points, Status.CRASHED, message)
-               for g, c in spec.checks.items()])
+def died_every_time(spec: AssignmentSpec, submission: Submission,
+                    assignment: str) -> NotebookResult:
+    """A submission whose task killed every worker it ran on (up to the scheduler's limit):
+    crashed, and not final, so the next run grades it again."""
+    return scored_nothing(
+        spec, submission, assignment, Status.CRASHED,
+        "the grading worker died each time it ran this submission (the machine's "
+        "out-of-memory killer, or a lost node); rerun grade to try it again", final=False)
 
 
 def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assignment: str,
                 jobs: int, limits: Limits, sandbox: bool, options: ClusterOptions,
-                on_worker: dict[str, int]) -> Iterator[tuple[Submission, str, NotebookResult]]:
+                on_worker: Counter) -> Iterator[tuple[Submission, str, NotebookResult]]:
     """Yield (submission, fingerprint, result) as results come back, in any order; counts
     in ``on_worker`` the submissions each Dask worker ran."""
-    from distributed import KilledWorker, as_completed
-    from distributed.client import FutureCancelledError
-
     if not todo:
         return
     run_id = uuid.uuid4().hex[:8]
@@ -265,8 +271,7 @@ def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assign
                 future = next(running)
                 submission, key, plan = about.pop(future.key)
                 yield submission, key, _result_of(future, spec, submission, assignment, plan,
-                                                  on_worker, (KilledWorker,
-                                                              FutureCancelledError))
+                                                  on_worker)
                 future.release()
         finally:
             for future in list(running.futures):
@@ -278,14 +283,14 @@ def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assign
 
 
 def _result_of(future: Any, spec: AssignmentSpec, submission: Submission, assignment: str,
-               plan: Plan, on_worker: dict[str, int], worker_lost: tuple) -> NotebookResult:
+               plan: Plan, on_worker: Counter) -> NotebookResult:
     try:
         report, worker = future.result()
-    except worker_lost as error:
-        return died_every_time(spec, submission, assignment, error)
+    except (KilledWorker, FutureCancelledError):
+        return died_every_time(spec, submission, assignment)
     except SandboxUnavailable as error:
         raise GradeError(f"a sandboxed worker could not start: {error}") from None
     except Exception as error:  # a grader bug on the worker costs this submission only
         return grader_failure(spec, submission, assignment, error)
-    on_worker[worker] = on_worker.get(worker, 0) + 1
+    on_worker[worker] += 1
     return judged(spec, submission, assignment, plan, report)

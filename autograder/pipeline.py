@@ -44,11 +44,8 @@ def planned(spec: AssignmentSpec, submission: Submission,
             raise InvalidSubmission(submission.note or "no notebook was submitted")
         return plan_submission(submission.path, spec)
     except InvalidSubmission as problem:
-        return NotebookResult(
-            notebook=str(submission.path or submission.folder), assignment=assignment,
-            student=submission.student, status=Status.INVALID, message=str(problem),
-            tests=[TestResult(g, 0.0, c.points, Status.INVALID, f"not graded: {problem}")
-                   for g, c in spec.checks.items()])
+        return scored_nothing(spec, submission, assignment, Status.INVALID, str(problem),
+                              test_message=f"not graded: {problem}")
 
 
 def run_plan(worker: Worker, plan: Plan) -> Report:
@@ -82,12 +79,19 @@ def grade_submission(worker: Worker, spec: AssignmentSpec, submission: Submissio
     return judged(spec, submission, assignment, plan, run_plan(worker, plan))
 
 
+def scored_nothing(spec: AssignmentSpec, submission: Submission, assignment: str,
+                   status: Status, message: str, *, test_message: str | None = None,
+                   final: bool = True) -> NotebookResult:
+    """A submission that was not judged: every exercise 0 points, with ``status`` and why."""
+    return NotebookResult(
+        notebook=str(submission.path or submission.folder), assignment=assignment,
+        student=submission.student, status=status, message=message, final=final,
+        tests=[TestResult(g, 0.0, c.points, status, test_message or message)
+               for g, c in spec.checks.items()])
+
+
 def grader_failure(spec: AssignmentSpec, submission: Submission, assignment: str,
                    error: Exception) -> NotebookResult:
     """What a bug in the grader costs: this submission, marked crashed, with the error."""
     message = f"internal grader error, please report it: {type(error).__name__}: {error}"
-    return NotebookResult(
-        notebook=str(submission.path), assignment=assignment, student=submission.student,
-        status=Status.CRASHED, message=message,
-        tests=[TestResult(g, 0.0, c.points, Status.CRASHED, message)
-               for g, c in spec.checks.items()])
+    return scored_nothing(spec, submission, assignment, Status.CRASHED, message)

@@ -12,7 +12,6 @@ Needs the dev set-up (`bash scripts/setup.sh`) and Chromium (`apt install chromi
 from __future__ import annotations
 
 import io
-import re
 import shutil
 import sys
 import tempfile
@@ -22,7 +21,14 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 from PIL import Image  # noqa: E402
-from support.lab import SHOWN, chromium, open_notebook, run_all, running_lab  # noqa: E402
+from support.lab import (  # noqa: E402
+    SHOWN,
+    chromium,
+    open_notebook,
+    run_all,
+    running_lab,
+    widget_box,
+)
 
 from autograder.course import instructor_notebook  # noqa: E402
 
@@ -52,8 +58,7 @@ def small_png(raw: bytes, path: Path, max_bytes: int = MAX_BYTES) -> int:
 
 
 def take(page) -> dict[str, bytes]:
-    box = page.locator(f"{SHOWN} .widget-vbox").filter(has=page.locator(
-        ".widget-html-content", has_text=re.compile(f"^{re.escape(WIDGET_TITLE)}$"))).first
+    box = widget_box(page, WIDGET_TITLE).first
     box.scroll_into_view_if_needed()
     result = box.locator(".widget-html-content").last
     before = result.text_content()

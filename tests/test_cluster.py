@@ -61,9 +61,9 @@ def _course(root: Path, students: list[str]) -> Course:
 
 
 def _scores(course: Course) -> dict[str, tuple[float, str]]:
-    records = sorted((course.root / "grades" / A).glob("*.json"))
-    return {p.stem: (json.loads(p.read_text())["score"], json.loads(p.read_text())["status"])
-            for p in records}
+    records = {p.stem: json.loads(p.read_text())
+               for p in (course.root / "grades" / A).glob("*.json")}
+    return {student: (r["score"], r["status"]) for student, r in records.items()}
 
 
 def _tls(cluster) -> ClusterOptions:

@@ -32,6 +32,7 @@ from support.lab import (
     save,
     screenshot,
     shut_down_kernels,
+    widget_box,
 )
 from widget_checks import WIDGET_CHECKS, check_accessible_names, widgets, widgets_of
 
@@ -121,8 +122,7 @@ def test_solved_notebook_runs_in_lab_and_its_widgets_answer(page, lab_url, works
 
 def _check_widget(page, name: str, title: str) -> None:
     act, expected = WIDGET_CHECKS[title]
-    box = page.locator(f"{SHOWN} .widget-vbox").filter(
-        has=page.locator(".widget-html-content", has_text=re.compile("^" + re.escape(title) + "$")))
+    box = widget_box(page, title)
     assert box.count() > 0, f"{name}: widget {title!r} is not on the page"
     box = box.first
     box.scroll_into_view_if_needed()

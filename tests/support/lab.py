@@ -158,9 +158,7 @@ def run_all(page, name: str, timeout_s: float = RUN_SECONDS) -> None:
     a loaded machine), Run All is clicked once more; a second miss fails, with any dialog
     JupyterLab showed."""
     menu(page, "Edit", "Clear Outputs of All Cells")
-    page.wait_for_function(f"""() => [...document.querySelectorAll(
-        "{SHOWN} .jp-CodeCell .jp-InputPrompt")].every(p => !/\\d/.test(p.textContent))""",
-                           timeout=30_000)
+    page.wait_for_function(f"() => ({_PROMPTS})().every(p => !/\\d/.test(p))", timeout=30_000)
     menu(page, "Run", "Run All Cells")
     deadline = time.time() + timeout_s
     clicked_again = False
@@ -188,6 +186,13 @@ def run_all(page, name: str, timeout_s: float = RUN_SECONDS) -> None:
             raise AssertionError(f"{name}: still running after {timeout_s:.0f} s, "
                                  f"{waiting} of {len(prompts)} code cells running or queued")
         page.wait_for_timeout(500)
+
+
+def widget_box(page, title: str):
+    """The calculator (a VBox) whose bold title is exactly ``title``, in the notebook in front;
+    a locator that may match nothing."""
+    return page.locator(f"{SHOWN} .widget-vbox").filter(has=page.locator(
+        ".widget-html-content", has_text=re.compile("^" + re.escape(title) + "$")))
 
 
 def save(page, on_disk: Path) -> nbformat.NotebookNode:
