@@ -15,15 +15,20 @@ import base64
 import copy
 import json
 import re
+import time
 from collections import Counter
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 from bleach import html5lib_shim  # its vendored html5lib: a WHATWG (browser) parser
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from autograder.sanitize import (
+    ID_PREFIX,
     UNKNOWN_CELLS,
     check_html,
     clean_html,
@@ -40,6 +45,7 @@ from autograder.sanitize import (
     sanitize_outputs,
     sanitize_raw,
 )
+from autograder.sanitize.markup import MARKDOWN_CHARS, TOO_BIG
 
 # ------------------------------------------------------------------ what counts as active
 
@@ -283,9 +289,6 @@ def test_markup_the_renderer_defuses_stays_inert(source: str, notes: list[str]) 
 
 HARMLESS_MARKDOWN: dict[str, str] = {
     "bold-italic": "**bold**, *italic*, __strong__, _em_, ***both*** and ~~struck~~",
-    "headings": "# Title\n\n## Part *one*\n\n### `code` in a heading\n\nSetext\n------",
-    "heading-apostrophe-ampersand": "## What's the answer?\n\n### Q1: a < b & c",
-    "heading-unicode": "# Résumé — ünïcode ✓",
     "lists": "- a\n- b\n  - nested\n\n1. one\n2. two\n\n5. five\n6. six",
     "task-list": "- [ ] todo\n- [x] done",
     "table": "| dtype | bytes |\n| --- | ---: |\n| float32 | 4 |\n| bfloat16 | 2 |",
@@ -300,8 +303,8 @@ HARMLESS_MARKDOWN: dict[str, str] = {
     "indented-code": "    <script>alert(1)</script>",
     "inline-code": "use `<script>` and `<img onerror=...>` tags",
     "links": "[web](https://example.com/a_b?c=d&e=f#g), [mail](mailto:a@example.com), "
-             "[here](#section), <https://example.com> and http://example.org",
-    "md-image-https": "![plot](https://example.com/plot.png \"a plot\")",
+             "<https://example.com>, http://example.org and [port](https://a.example.org:8443/x)",
+    "top-of-page-link": "[top](#)",
     "md-image-data-png": f"![a dot](data:image/png;base64,{PNG})",
     "html-image-data-png": f'<img src="data:image/png;base64,{PNG}" alt="dot" width="20">',
     "sub-sup": "H<sub>2</sub>O and x<sup>2</sup>",
@@ -310,8 +313,10 @@ HARMLESS_MARKDOWN: dict[str, str] = {
                           "<abbr title='x'>y</abbr> a<br>b",
     "coloured-span": '<span style="color: red">red</span>',
     "centred-paragraph": '<p align="center">centred</p>',
-    "centred-image": '<div align="center">\n<img src="https://example.com/x.png" width="400">'
-                     "\n</div>",
+    "centred-image": f'<div align="center">\n<img src="data:image/png;base64,{PNG}" '
+                     'width="400">\n</div>',
+    "highlighted-code": "```python\n@dec\ndef f(*a, **k):\n    return f'{a}' + 0x1f  # c\n```\n\n"
+                        "```yaml\na: [1, 'x']\n```\n\n```bash\n$ ls -l | grep x\n```",
     "quote-rule": "> a quote\n\n---\n\nafter",
     "escaped-text": "a &lt;script&gt; b &amp; c, R&D, 1 < 2 > 0",
     "definition-list": "Term\n: definition",
@@ -377,12 +382,14 @@ def test_formatting_around_a_removed_payload_survives() -> None:
     assert "x = 1" in text and "y = [2]" in text and "indented [x](y)" in text
 
 
-def test_removed_elements_are_shown_as_text() -> None:
-    """bleach escapes rather than strips, so the reader sees what was there."""
-    clean, _ = sanitize_markdown("Look: <script>alert(1)</script> <b>kept</b>")
+def test_removed_elements_go_and_the_notes_name_them() -> None:
+    """A script goes with its text; an unknown element leaves its text behind."""
+    clean, removed = sanitize_markdown("Look: <script>alert(1)</script> <blink>on</blink> "
+                                       "<b>kept</b>")
     html = render_markdown(clean)
-    assert "<script>alert(1)</script>" in page_text(html)
+    assert "alert" not in page_text(html) and "on" in page_text(html).split()
     assert "<b>kept</b>" in html
+    assert_mentions(removed, ["<script>", "<blink>"])
 
 
 def test_relative_and_unknown_links_are_dropped() -> None:
@@ -391,6 +398,261 @@ def test_relative_and_unknown_links_are_dropped() -> None:
     clean, removed = sanitize_markdown("[key](/api/contents/source/a.ipynb) [x](ms-x:1)")
     assert not re.search(r"href=", render_markdown(clean))
     assert_mentions(removed, ["relative URL", "ms-x:"])
+
+
+def _attribute_values(html: str, names: tuple[str, ...]) -> list[str]:
+    """Every value of the attributes ``names`` in ``html``, as a browser parses it."""
+    tree = html5lib_shim.HTMLParser(namespaceHTMLElements=False).parseFragment(html)
+    return [value for element in tree.iter() if isinstance(element.tag, str)
+            for name, value in element.attrib.items() if str(name) in names]
+
+
+# ------------------------------------------------------------ the instructor's own machine
+
+# URLs of the machine formgrader runs on (where the instructor is logged in: an image of
+# /logout would log them out as the page loads) or of its network, in the forms browsers
+# accept: numeric, hex and octal IPv4, IPv6, trailing dots, user info, full-width letters,
+# no slashes, back slashes, percent-encoding, a new line the URL parser drops.
+LOCAL_URLS = [
+    "http://localhost:8888/logout", "http://LOCALHOST:8888/logout", "http://localhost./",
+    "http://127.0.0.1:8888/logout", "http://127.0.0.1.:8888/logout", "http://127.1/",
+    "http://[::1]:8888/logout", "http://[::ffff:127.0.0.1]/", "http://[0:0:0:0:0:0:0:1]/",
+    "http://0.0.0.0:8888/logout", "http://0/", "http://10.0.0.1/", "http://192.168.1.1/",
+    "http://172.16.0.1/", "http://169.254.169.254/latest/meta-data/", "http://2130706433/",
+    "http://0x7f.1/", "http://0x7f000001/", "http://0177.0.0.1/", "https://017700000001/",
+    "http://x@localhost/", "http://user:pass@127.0.0.1:8888/", "http://example.com@localhost/",
+    "http://localhost\\@example.com/", "http://example.com:80@localhost/",
+    "http://jupyter.localhost:8888/", "http://printer.local/", "http://db.internal/",
+    "http://router.home.arpa/", "http://jupyter:8888/logout", "http://ｌｏｃａｌｈｏｓｔ/",
+    "http://①②⑦.0.0.1/", "http://127。0。0。1/", "http://%6c%6f%63alhost/",
+    "http://localhost%2e/", "http:localhost:8888/logout", "http:/\\localhost/",
+    "//localhost:8888/logout", "/logout", "logout",
+]
+
+
+def _local_url_markup(url: str, form: str) -> str:
+    return {"img": f'<img src="{url}">', "link": f'<a href="{url}">x</a>',
+            "md-image": f"![x]({url})", "md-link": f"[x]({url})",
+            "img-newline": f'<img src="{url.replace("/", "/&#10;", 3)}">'}[form]
+
+
+@pytest.mark.parametrize("url", LOCAL_URLS)
+@pytest.mark.parametrize("form", ["img", "link", "md-image", "md-link", "img-newline"])
+def test_nothing_points_at_the_instructors_machine(url: str, form: str) -> None:
+    """Not even when the instructor lists such a host for images by mistake."""
+    source = _local_url_markup(url, form)
+    live = _attribute_values(render_markdown(source), ("src", "href"))
+    for hosts in [(), ("localhost", "127.0.0.1", "[::1]", "0.0.0.0", "jupyter", "0x7f.1")]:
+        clean, removed = sanitize_markdown(source, image_hosts=hosts)
+        assert _attribute_values(render_markdown(clean), ("src", "href")) == [], clean
+        assert bool(removed) == bool(live), (live, removed)
+        raw, removed = sanitize_raw(source, image_hosts=hosts)
+        assert _attribute_values(raw, ("src", "href")) == [], raw
+
+
+@pytest.mark.parametrize("source", [
+    pytest.param("![plot](https://example.com/plot.png \"a plot\")", id="markdown"),
+    pytest.param('<div align="center">\n<img src="https://example.com/x.png" width="400">'
+                 "\n</div>", id="html"),
+])
+def test_web_images_only_from_the_hosts_the_instructor_lists(source: str) -> None:
+    """An image loads as the page opens, so it may come from the web only from a host the
+    instructor allows; the default is none (embedded images only)."""
+    clean, removed = sanitize_markdown(source)
+    assert removed == ["an image from the web (example.com)"]
+    assert _attribute_values(render_markdown(clean), ("src",)) == []
+    for hosts in (["example.com"], ["EXAMPLE.com."], {"other.org", "example.com"}):
+        assert sanitize_markdown(source, image_hosts=hosts) == (source, [])
+    for hosts in (["other.org"], ["www.example.com"], ["com"]):
+        assert sanitize_markdown(source, image_hosts=hosts) == (clean, removed)
+    assert sanitize_markdown(source) == (clean, removed)  # remembered per list of hosts
+    notebook = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell(source),
+        nbformat.v4.new_raw_cell('<img src="https://example.com/x.png">',
+                                 metadata={"raw_mimetype": "text/html"})])
+    kept = copy.deepcopy(notebook)
+    assert sanitize_notebook(kept, image_hosts=["example.com"]) == {}
+    assert [c.source for c in kept.cells] == [c.source for c in notebook.cells]
+    assert len(sanitize_notebook(notebook)) == 2
+
+
+def test_links_to_the_public_web_stay() -> None:
+    source = ("[a](https://example.com/x?y=1#z) [b](http://sub.example.org:8080/) "
+              "<a href=\"HTTPS://Example.COM/\">c</a> [d](mailto:me@example.com)")
+    assert sanitize_markdown(source) == (source, [])
+
+
+# ----------------------------------------------------------------- the page's own elements
+
+@pytest.mark.parametrize("source, kept", [
+    pytest.param('<div class="modal-backdrop in">x</div>', [], id="modal-backdrop"),
+    pytest.param('<div class="modal fade in" style="display: block">x</div>', [], id="modal"),
+    pytest.param('<span class="navbar-fixed-bottom">x</span>', [], id="navbar"),
+    pytest.param('<p class="hidden">x</p>', [], id="hidden"),
+    pytest.param('<span class="k modal">x</span>', ["k"], id="pygments-and-modal"),
+    pytest.param('<div class="highlight container">x</div>', ["highlight"],
+                 id="highlight-and-container"),
+    pytest.param('<span class="highlight">x</span>', [], id="another-elements-class"),
+    pytest.param('<li class="task-list-item jp-Notebook">x</li>', ["task-list-item"],
+                 id="task-list-and-lab"),
+    pytest.param('<a href="#x" class="anchor-link btn btn-primary">x</a>', ["anchor-link"],
+                 id="anchor-and-buttons"),
+])
+def test_only_the_renderers_own_class_names_stay(source: str, kept: list[str]) -> None:
+    """Any other class takes the page's own styles: Bootstrap's "modal-backdrop in" covers
+    formgrader's page, "navbar-fixed-bottom" pins a bar over its score boxes."""
+    clean, removed = sanitize_markdown(source)
+    assert_mentions(removed, ["class"])
+    classes = " ".join(_attribute_values(render_markdown(clean), ("class",))).split()
+    assert classes == kept
+    assert sanitize_markdown(clean) == (clean, [])
+
+
+def test_class_names_the_renderer_writes_stay() -> None:
+    """Highlighted code in several languages, heading anchors and task lists."""
+    source = HARMLESS_MARKDOWN["highlighted-code"] + "\n\n" + HARMLESS_MARKDOWN["task-list"]
+    classes = set(" ".join(_attribute_values(render_markdown(source), ("class",))).split())
+    assert {"highlight", "k", "p", "p-Indicator", "task-list-item"} <= classes
+    assert sanitize_markdown(source) == (source, [])
+
+
+# ids that are formgrader's own: its status line, a score box (the grade id), a comment box
+ID_TAKEOVERS: dict[str, str] = {
+    "heading-statusmessage": "# statusmessage",
+    "heading-grade-id": "## test_training_flops",
+    "html-heading-comment-box": '<h2 id="test_training_flops-comment">x</h2>',
+    "div-container": '<div id="notebook-container">x</div>',
+    "span-id": '<span id="statusmessage">x</span>',
+    "anchor-name": '<a name="statusmessage">x</a>',
+    "link-to-the-page": '[score](#test_training_flops) <a href="#statusmessage">s</a>',
+}
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in ID_TAKEOVERS.items()])
+def test_student_ids_and_names_are_prefixed_without_a_note(source: str) -> None:
+    clean, removed = sanitize_markdown(source)
+    assert removed == []  # renaming removes nothing
+    html = render_markdown(clean)
+    names = _attribute_values(html, ("id", "name"))
+    targets = [h[1:] for h in _attribute_values(html, ("href",)) if h.startswith("#")]
+    assert names or targets
+    assert all(n.startswith(ID_PREFIX) for n in names + targets), html
+    assert sanitize_markdown(clean) == (clean, [])
+    raw, removed = sanitize_raw(html)
+    assert removed == [] and all(n.startswith(ID_PREFIX) for n in
+                                 _attribute_values(raw, ("id", "name")))
+
+
+# The instructor's released markdown: its heading ids and anchors may stay as written.
+RELEASED_MARKDOWN: dict[str, str] = {
+    "headings": "# Title\n\n## Part *one*\n\n### `code` in a heading\n\nSetext\n------",
+    "heading-apostrophe-ampersand": "## What's the answer?\n\n### Q1: a < b & c",
+    "heading-unicode": "# Résumé — ünïcode ✓",
+    "in-page-link": "See [the title](#Title).\n\n# Title",
+}
+
+
+@pytest.mark.parametrize("source", [pytest.param(s, id=k) for k, s in RELEASED_MARKDOWN.items()])
+def test_released_headings_keep_their_ids_and_copies_get_prefixed_ones(source: str) -> None:
+    assert sanitize_markdown(source, own_ids=True) == (source, [])
+    assert_safe_markdown(source)
+    clean, removed = sanitize_markdown(source)  # the same text in a student's own cell
+    assert removed == []
+    html = render_markdown(clean)
+    ids = _attribute_values(html, ("id",))
+    targets = [h[1:] for h in _attribute_values(html, ("href",)) if h.startswith("#")]
+    assert ids and all(i.startswith(ID_PREFIX) for i in ids)
+    assert set(targets) <= set(ids)  # every anchor still leads to its heading
+    assert page_text(html).split() == page_text(render_markdown(source)).split()
+
+
+SOLUTIONS = sorted((Path(__file__).resolve().parent.parent / "solutions").glob("*/*.ipynb"))
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.parent.name) for p in SOLUTIONS])
+def test_released_notebooks_markdown_is_kept_as_written(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    sources = [c.source for c in notebook.cells if c.cell_type == "markdown"]
+    assert sources
+    released = copy.deepcopy(notebook)
+    assert sanitize_notebook(released, released=sources) == {}
+    assert [c.source for c in released.cells if c.cell_type == "markdown"] == sources
+    student = copy.deepcopy(notebook)  # the same cells without the release: only renamed
+    assert sanitize_notebook(student) == {}
+
+
+# ------------------------------------------------------------------------- linear time
+
+@pytest.mark.parametrize("source", [
+    # too deep for html5ever (each paragraph is short: mistune renders them quickly)
+    pytest.param(("<ul><li>" * 500 + "\n\n") * 8, id="nested-lists"),
+    pytest.param(("<div>" * 500 + "\n\n") * 8, id="nested-divs"),
+    pytest.param(("<b><div>" * 500 + "\n\n") * 8, id="misnested-formatting"),
+    pytest.param("<svg><style>" + ("<div>" * 500 + "\n\n") * 8, id="foreign-content"),
+    pytest.param("<table>" + ("<td><table>" * 100 + "\n\n") * 20, id="nested-tables"),
+    # too long a paragraph for mistune
+    pytest.param("[a](" * 5_000, id="open-links"),
+    pytest.param("**a" * 6_000, id="emphasis"),
+    pytest.param("x" * (MARKDOWN_CHARS + 1), id="too-long"),
+])
+def test_markup_too_slow_to_check_is_shown_as_text(source: str) -> None:
+    """Such markup takes quadratic time in the parser or the renderer (at 16 KiB, 7 s)."""
+    start = time.perf_counter()
+    clean, removed = sanitize_markdown(source)
+    assert time.perf_counter() - start < 10
+    assert removed == [TOO_BIG]
+    html = render_markdown(clean)
+    assert active_content(html) == []
+    assert "".join(page_text(html).split()) == "".join(source.split())
+    assert sanitize_markdown(clean) == (clean, [])
+
+
+def test_a_long_embedded_image_still_renders() -> None:
+    """A paragraph much longer than BLOCK_CHARS, but with few markdown marks."""
+    data = base64.b64encode(bytes(range(256)) * 400).decode()
+    source = f"A plot:\n![plot](data:image/png;base64,{data})\n\nand *after*."
+    assert len(source) > 100_000
+    assert sanitize_markdown(source) == (source, [])
+
+
+def test_deep_raw_html_is_shown_as_text() -> None:
+    source = "<div>" * 4_000
+    clean, removed = sanitize_raw(source)
+    assert removed == [TOO_BIG] and page_text(clean) == source
+    assert sanitize_raw(clean) == (clean, [])
+
+
+# ----------------------------------------------------------------- properties, at random
+
+_FRAGMENTS = st.sampled_from([
+    "<", ">", "</", "/>", "<!--", "-->", "--!>", "<!", "<?", "&", "&amp;", "&#106;", "&lt",
+    "&colon;", "\"", "'", "=", " ", "\n", "\t", "\x00", "`", "a", "b", "p", "div", "img",
+    "script", "svg", "math", "style", "noscript", "textarea", "title", "table", "template",
+    "src", "href", "id", "class", "style=", "onerror", "javascript:", "data:text/html,",
+    "http://localhost/", "http://0x7f.1/", "https://example.com/", "#x", "modal",
+    "anchor-link", "statusmessage", "color:red", "url(", "[", "](", ")", "*", "_", "$",
+])
+_MARKUP = st.lists(_FRAGMENTS, max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_MARKUP)
+def test_any_markup_comes_out_inert_and_stable(source: str) -> None:
+    """Whatever mixture of markup: nothing active, no URL but the public web's and data
+    images, no id without the prefix; and a second pass keeps what the first made."""
+    pages = [sanitize_raw(source)[0], render_markdown(sanitize_markdown(source)[0])]
+    for html in pages:
+        assert active_content(html) == [], (source, html)
+        for url in _attribute_values(html, ("src", "href")):
+            assert url.startswith(("https://example.com/", "#user-content-", "data:image/")) \
+                or url == "#", (source, url)
+        assert all(n.startswith(ID_PREFIX) for n in _attribute_values(html, ("id", "name")))
+        classes = " ".join(_attribute_values(html, ("class",))).split()
+        assert set(classes) <= {"anchor-link"}, (source, classes)
+    clean, _ = sanitize_markdown(source)
+    assert sanitize_markdown(clean) == (clean, [])
+    raw, _ = sanitize_raw(source)
+    assert sanitize_raw(raw) == (raw, [])
 
 
 # ------------------------------------------------------------------------------ raw cells

@@ -8,14 +8,22 @@ from a student, so :func:`sanitize_notebook` rewrites it, in place, into a noteb
 carries nothing active:
 
 - markdown: rendered exactly as formgrader and the feedback render it (nbconvert's own
-  markdown renderer, attachments included); if the HTML that comes out holds only what the
-  allow-list below permits, the cell is kept as written (formatting, maths, tables, images
-  and links show as before). Otherwise the cell is replaced by that HTML after the
-  allow-list sanitiser (bleach, the library nbconvert's own sanitiser uses) has escaped
-  every other element and dropped every other attribute and link, written as one HTML block
-  that markdown renderers pass through without reading it as markdown;
+  markdown renderer, attachments included). If the HTML that comes out is plain (simple
+  syntax a browser's tokenizer reads one way only: see ``tokens``) and holds only what the
+  allow-list permits, the cell is kept as written (formatting, maths, tables, images and
+  links show as before). Otherwise the cell is replaced by that HTML after ammonia's
+  allow-list sanitiser (nh3; html5ever parses it as browsers do) has dropped every other
+  element and attribute, written as one HTML block that markdown renderers pass through
+  without reading it as markdown. Allowed: ``allow`` (elements, attributes, a short list
+  of class names per element, a few CSS properties) and ``urls`` (links to public web
+  hosts, mail and the page itself; images embedded, or from the hosts the instructor
+  lists; nothing that names the instructor's own machine or network). Every id and name a
+  student writes is prefixed (``user-content-``), and in-page links with it, so none can
+  take the place of one of formgrader's own elements; renaming is not reported;
 - raw cells: the same check, their text treated as HTML (nbconvert emits ``text/html`` raw
   cells into the page); ``raw_mimetype`` and ``format`` only if they are plain MIME names;
+- every step is linear in the cell's size: a cell whose markdown or HTML would take longer
+  (huge paragraphs of brackets, thousands of nested elements) is shown as plain text;
 - attachments: only PNG, JPEG, GIF and WebP images (an SVG image can hold script);
 - outputs: text and PNG/JPEG/GIF images only; HTML, markdown, SVG, JavaScript, LaTeX and
   widget views are dropped, and control characters (terminal escapes) are removed from text;
@@ -29,10 +37,12 @@ It returns notes on what it removed from what the student wrote, in plain words,
 grader can say so in the record and on the page; it never changes a score.
 """
 
+from autograder.sanitize.allow import ALLOWED_CLASSES, ID_PREFIX, Policy, judge_attribute
 from autograder.sanitize.markup import (
     ALLOWED_CSS,
     ALLOWED_TAGS,
     allowed_attribute,
+    as_text,
     check_html,
     clean_html,
     inert_markdown,
@@ -53,7 +63,8 @@ from autograder.sanitize.notebook import (
 )
 
 __all__ = [
-    "ALLOWED_CSS", "ALLOWED_TAGS", "UNKNOWN_CELLS", "allowed_attribute", "check_html",
+    "ALLOWED_CLASSES", "ALLOWED_CSS", "ALLOWED_TAGS", "ID_PREFIX", "UNKNOWN_CELLS", "Policy",
+    "allowed_attribute", "as_text", "check_html", "judge_attribute",
     "clean_html", "inert_markdown", "note_cell", "numbered_notes", "plain_text",
     "render_markdown", "sanitize_attachments", "sanitize_cell_metadata", "sanitize_markdown",
     "sanitize_notebook", "sanitize_notebook_metadata", "sanitize_outputs", "sanitize_raw",

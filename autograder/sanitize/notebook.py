@@ -194,15 +194,22 @@ UNKNOWN_CELLS = ""  # the key under which sanitize_notebook reports dropped cell
 
 
 def sanitize_notebook(notebook: nbformat.NotebookNode,
-                      grade_ids: Collection[str] | None = None) -> dict[str, str]:
+                      grade_ids: Collection[str] | None = None, *,
+                      image_hosts: Collection[str] = (),
+                      released: Collection[str] = ()) -> dict[str, str]:
     """Rewrite ``notebook`` in place so that nothing in it is active in a browser (see the
-    module's docstring). ``grade_ids``: the assignment's nbgrader ids, the only ones whose
-    nbgrader metadata is kept (any well-formed one when None). Every cell comes out with a
+    package's docstring). ``grade_ids``: the assignment's nbgrader ids, the only ones whose
+    nbgrader metadata is kept (any well-formed one when None). ``image_hosts``: the web
+    hosts images may come from (none by default: embedded images only). ``released``: the
+    markdown the instructor released (sources); a cell identical to one of them keeps its
+    heading ids and in-page links as written (they are the instructor's own, and on the
+    page anyway), where a student's own are prefixed. Every cell comes out with a
     unique, well-formed id. Returns, in plain text, what was removed from the cells'
     content, by cell id ("a <script> element, ..."; cells of unknown types under
     ``UNKNOWN_CELLS``); dropped outputs and metadata are not reported (the grader replaces
     every output with its verdicts anyway)."""
     removed_by_id: dict[str, str] = {}
+    released = released if isinstance(released, (set, frozenset)) else set(released)
     cells: list[nbformat.NotebookNode] = []
     seen: set[str] = set()
     unknown = 0
@@ -217,13 +224,14 @@ def sanitize_notebook(notebook: nbformat.NotebookNode,
         removed: list[str] = []
         if kind == "markdown":
             attachments, removed = sanitize_attachments(cell.get("attachments"))
-            source, more = sanitize_markdown(source, attachments)
+            source, more = sanitize_markdown(source, attachments, image_hosts=image_hosts,
+                                             own_ids=source in released)
             removed += more
             new = nbformat.v4.new_markdown_cell(source, metadata=metadata)
             if attachments:
                 new.attachments = attachments
         elif kind == "raw":
-            source, removed = sanitize_raw(source)
+            source, removed = sanitize_raw(source, image_hosts=image_hosts)
             old = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
             for key in ("raw_mimetype", "format"):
                 if isinstance(old.get(key), str) and _MIME.match(old[key]):
