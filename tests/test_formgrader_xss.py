@@ -12,6 +12,12 @@ Every payload, if it ran, would set ``window.pwned``, change the title, and fetc
 key through the contents API; the test listens for all three, for dialogs, and looks for
 what should not be in the page (script-bearing links, iframes, a ``<base>``, widget state).
 The honest submissions must still show their bold text, table, maths, image and link.
+
+One more submission goes after the grading page itself rather than running script: images
+of the server's /logout (the instructor's session would end as the page loads), Bootstrap
+classes that cover the page, and ids of formgrader's own score and comment boxes and status
+line. After opening it the instructor must still be logged in and able to grade: the boxes
+are the real ones, take clicks, and what is typed in them is saved.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from support.submissions import perfect_submission, with_answer
 
 from autograder.notebook import grade_id as grade_id_of
 from autograder.sandbox import sandbox_available
+from autograder.sanitize import render_markdown
 
 AVAILABLE, WHY = sandbox_available()
 pytestmark = [
@@ -67,6 +74,28 @@ HONEST_MARKDOWN = (
     " and H<sub>2</sub>O.\n\n"
     "```python\nx = torch.zeros(4, 8)  # 128 bytes\n```\n"
 )
+
+
+# the submission that goes after the page, and the boxes it aims at: the comment box of a
+# solution cell and the score box of a test cell
+TAKEOVER = "page-takeover"
+SOLUTION_ID, TEST_ID = "tensor_bytes", "test_tensor_bytes"
+
+
+def _page_takeover(port: int) -> nbformat.NotebookNode:
+    """/logout of this server as images (127.0.0.1 in four spellings: the browser sends the
+    session cookie to each), a link; page-covering classes; the page's own ids."""
+    logout = [f"http://{host}:{port}/logout" for host in
+              ("127.0.0.1", "2130706433", "0x7f.1", "127.1", "localhost")]
+    return _with_markdown(
+        "".join(f'<img src="{url}">' for url in logout) + f"\n\n![x]({logout[0]}) "
+        f"[log out]({logout[0]})\n\n"
+        '<div class="modal-backdrop in">covered</div>\n\n'
+        '<div class="modal in" style="display: block">a dialog</div>\n\n'
+        '<div class="navbar navbar-fixed-bottom">a bar</div>\n\n'
+        f"# statusmessage\n\n## {TEST_ID}\n\n"
+        f'<h2 id="{SOLUTION_ID}-comment">the comment box</h2>\n\n'
+        f'<a name="{TEST_ID}_extra_credit">the extra credit box</a>')
 
 
 def _with_markdown(text: str, **cell_fields) -> nbformat.NotebookNode:
@@ -173,12 +202,19 @@ HONEST = {
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory) -> Course:
+def port() -> int:
+    """formgrader's port, known before the submissions are written (one aims at it)."""
+    return free_port()
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory, port) -> Course:
     root = tmp_path_factory.mktemp("xss-course")
     course = Course(root)
     course.add_assignment(A)
     for student, make in {**HOSTILE, **HONEST}.items():
         course.submit(student, A, make())
+    course.submit(TAKEOVER, A, _page_takeover(port))
     run = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", A, f"--course={root}", "--jobs=2",
          "--no-progress"], capture_output=True, text=True, timeout=600, env=nbgrader_env())
@@ -191,10 +227,9 @@ def course(tmp_path_factory) -> Course:
 
 
 @pytest.fixture(scope="module")
-def formgrader(course, tmp_path_factory):
+def formgrader(course, tmp_path_factory, port):
     """A Jupyter server with formgrader, run from the course directory (as an instructor
     does), with fresh runtime and settings folders."""
-    port = free_port()
     command = [sys.executable, "-m", "jupyter_server", *server_options(port),
                f"--ServerApp.root_dir={course.root}",
                *(["--allow-root"] if os.geteuid() == 0 else [])]
@@ -209,14 +244,24 @@ def browser():
         yield browser
 
 
-@pytest.fixture(scope="module")
-def instructor(browser, formgrader):
-    """A browser context logged in to the Jupyter server (its session cookie set), as an
-    instructor's browser is; requests that leave the machine are refused."""
+def _logged_in(browser, formgrader: str):
     context = browser.new_context()
     page = context.new_page()
     page.goto(f"{formgrader}/formgrader?token={TOKEN}")
     page.close()
+    return context
+
+
+def _session_open(context, formgrader: str) -> bool:
+    """Whether the context's session cookie still opens the server's API."""
+    return context.request.get(f"{formgrader}/api/status", max_redirects=0).status == 200
+
+
+@pytest.fixture(scope="module")
+def instructor(browser, formgrader):
+    """A browser context logged in to the Jupyter server (its session cookie set), as an
+    instructor's browser is; requests that leave the machine are refused."""
+    context = _logged_in(browser, formgrader)
     yield context
     context.close()
 
@@ -225,7 +270,8 @@ def _submission_ids(course: Course) -> dict[str, str]:
     from nbgrader.api import Gradebook
 
     with Gradebook(course.db_url) as gradebook:
-        return {s: gradebook.find_submission_notebook(A, A, s).id for s in {**HOSTILE, **HONEST}}
+        return {s: gradebook.find_submission_notebook(A, A, s).id
+                for s in [*HOSTILE, *HONEST, TAKEOVER]}
 
 
 @pytest.fixture(scope="module")
@@ -327,9 +373,14 @@ def test_removing_content_costs_no_points_and_is_noted(course):
     assert "onerror" in autograded.cells[0].source and "removed" in autograded.cells[0].source
     honest = json.loads((course.root / "grades" / A / "honest.json").read_text())
     assert honest["message"] == "" and honest["score"] == honest["max_score"]
-    # harmless markdown is kept as the student wrote it
-    assert nbformat.read(course.autograded("honest", A), as_version=4).cells[0].source == \
-        HONEST_MARKDOWN
+    # harmless markdown loses nothing: only the id of the student's own heading is renamed
+    honest_cell = nbformat.read(course.autograded("honest", A), as_version=4).cells[0].source
+    assert 'id="user-content-My-notes"' in honest_cell and "**" not in honest_cell
+    record = json.loads((course.root / "grades" / A / f"{TAKEOVER}.json").read_text())
+    assert record["score"] == record["max_score"]
+    for removed in ("an image from a local or private address", "a link to a local or "
+                    "private address", "a class name on <div>"):
+        assert removed in record["message"], record["message"]
 
 
 @pytest.mark.parametrize("where", ["formgrader", "feedback"])
@@ -353,3 +404,75 @@ def test_honest_formatting_still_shows(course, formgrader, instructor, submissio
         assert "128 bytes" in cell.locator("pre").first.inner_text()
     finally:
         page.close()
+
+
+def _boxes(page) -> list:
+    """What the ids of formgrader's own boxes and status line lead to in ``page``."""
+    return page.evaluate("""([test, solution]) => [
+        document.getElementById(test)?.className,
+        document.getElementById(test + '_extra_credit')?.className,
+        document.getElementById(solution + '-comment')?.tagName,
+        document.getElementById('statusmessage')?.parentElement?.tagName]""",
+                         [TEST_ID, SOLUTION_ID])
+
+
+REAL_BOXES = ["score tabbable", "extra-credit tabbable", "TEXTAREA", "BODY"]
+
+
+def test_the_takeover_is_live_unsanitised(browser, formgrader, course, submission_ids, port):
+    """The same payloads put into a graded page as they are (in a throw-away session): the
+    ids lead elsewhere, the backdrop takes the comment box's clicks, the session ends."""
+    context = _logged_in(browser, formgrader)
+    try:
+        page = context.new_page()
+        page.goto(_url("formgrader", "honest", course, formgrader, submission_ids))
+        assert _boxes(page) == REAL_BOXES
+        html = render_markdown(_page_takeover(port).cells[0].source)
+        page.evaluate("""html => {
+            const div = document.createElement('div');
+            div.innerHTML = html;
+            document.body.prepend(div);
+            return Promise.all([...div.querySelectorAll('img')].map(img => img.decode()
+                .catch(() => null)));
+        }""", html)
+        assert _boxes(page)[:3] != REAL_BOXES[:3]
+        covered = page.evaluate("""id => {
+            const box = document.getElementById(id + '-comment').getBoundingClientRect();
+            const hit = document.elementFromPoint(box.x + box.width / 2, box.y + 5);
+            return hit === null || !hit.classList.contains('comment');
+        }""", SOLUTION_ID)
+        assert covered
+        assert not _session_open(context, formgrader)
+    finally:
+        context.close()
+
+
+def test_a_submission_cannot_take_over_the_grading_page(course, formgrader, instructor,
+                                                        submission_ids):
+    from nbgrader.api import Gradebook
+
+    visit = Visit(instructor, _url("formgrader", TAKEOVER, course, formgrader,
+                                   submission_ids))
+    page = visit.page
+    comment = "Graded after opening a hostile page."
+    try:
+        assert not visit.problems()
+        assert not [u for u in visit.requests if "/logout" in u]
+        assert page.locator("#notebook-container .cell").count() > 10
+        text = page.locator("body").inner_text()
+        assert "covered" in text and "statusmessage" in text  # shown, as inert text
+        assert _boxes(page) == REAL_BOXES
+        box = page.locator(f"#{SOLUTION_ID}-comment")
+        box.click(timeout=5_000)  # fails if anything covers it
+        box.fill(comment)
+        page.locator(f"#{TEST_ID}").click(timeout=5_000)  # leaving the box saves it
+        page.locator(f"#{TEST_ID}").fill("1")
+        box.click(timeout=5_000)
+        page.wait_for_timeout(1_000)
+    finally:
+        page.close()
+    assert _session_open(instructor, formgrader)
+    with Gradebook(course.db_url) as gradebook:
+        saved = gradebook.find_comment(SOLUTION_ID, A, A, TAKEOVER).manual_comment
+        score = gradebook.find_grade(TEST_ID, A, A, TAKEOVER).manual_score
+    assert (saved, score) == (comment, 1)

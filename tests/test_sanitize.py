@@ -23,11 +23,14 @@ from typing import Any
 
 import nbformat
 import pytest
-from bleach import html5lib_shim  # its vendored html5lib: a WHATWG (browser) parser
+
+# its vendored html5lib: a WHATWG (browser) parser, independent of the sanitiser's html5ever
+from bleach import html5lib_shim
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder.sanitize import (
+    ALLOWED_CLASSES,
     ID_PREFIX,
     UNKNOWN_CELLS,
     check_html,
@@ -357,7 +360,7 @@ def _structure(html: str) -> tuple[list[tuple[str, list[tuple[Any, str]]]], str]
 @pytest.mark.parametrize("source, notes", _cases(HOSTILE_MARKDOWN))
 def test_rewritten_cell_renders_as_the_sanitised_html(source: str, notes: list[str]) -> None:
     """The rewritten cell is one HTML block that the renderer passes through unread: what
-    the reader gets is exactly what bleach let through, with no markdown read into it."""
+    the reader gets is exactly what the sanitiser let through, with no markdown read into it."""
     clean, _ = check_html(render_markdown(source))
     rewritten = render_markdown(inert_markdown(clean))
     assert _structure(rewritten) == _structure(f"<div>{clean}</div>")
@@ -633,13 +636,40 @@ _FRAGMENTS = st.sampled_from([
     "anchor-link", "statusmessage", "color:red", "url(", "[", "](", ")", "*", "_", "$",
 ])
 _MARKUP = st.lists(_FRAGMENTS, max_size=40).map("".join)
+# well-formed tags, so that the "keep as written" path is taken often
+_VALUES = st.sampled_from([
+    "x", "#x", "javascript:alert(1)", "&#106;avascript:alert(1)", "jav&#x09;ascript:1",
+    "http://localhost/", "http://0x7f.1/", "http://127.0.0.1:8888/logout",
+    "https://example.com/", "data:image/png;base64,AA", "data:text/html,x",
+    "modal-backdrop in", "anchor-link", "highlight", "k", "color: red", "position: fixed",
+    "statusmessage", "user-content-x", "checkbox", "center", '" onerror="alert(1)',
+    "&quot; onerror=&quot;x", "a&amp;b", "<script>", "&lt;img src=x onerror=1&gt;"])
+_TAG = st.tuples(
+    st.sampled_from(["a", "img", "div", "span", "h2", "p", "b", "li", "input", "details",
+                     "td", "script", "svg", "iframe", "style", "select"]),
+    st.lists(st.tuples(st.sampled_from(["href", "src", "id", "name", "class", "style",
+                                        "title", "onerror", "align", "type", "open",
+                                        "xlink:href", "formaction", "srcdoc"]),
+                       _VALUES, st.sampled_from(['"', "'", ""])), max_size=3),
+    st.sampled_from(["", "text", "<b>x</b>", "\n\n"]),
+    st.booleans())
+_TAGS = st.lists(_TAG, max_size=6).map(lambda tags: "".join(
+    f"<{t}" + "".join(f" {n}={q}{v}{q}" for n, v, q in attrs) + f">{body}" +
+    (f"</{t}>" if close else "") for t, attrs, body, close in tags))
+
+
+def _classes_by_element(html: str) -> list[tuple[str, str]]:
+    tree = html5lib_shim.HTMLParser(namespaceHTMLElements=False).parseFragment(html)
+    return [(e.tag, name) for e in tree.iter() if isinstance(e.tag, str)
+            for name in e.attrib.get("class", "").split()]
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_MARKUP)
+@given(st.one_of(_MARKUP, _TAGS))
 def test_any_markup_comes_out_inert_and_stable(source: str) -> None:
     """Whatever mixture of markup: nothing active, no URL but the public web's and data
-    images, no id without the prefix; and a second pass keeps what the first made."""
+    images, no id without the prefix, no class but the renderer's own; and a second pass
+    keeps what the first made."""
     pages = [sanitize_raw(source)[0], render_markdown(sanitize_markdown(source)[0])]
     for html in pages:
         assert active_content(html) == [], (source, html)
@@ -647,8 +677,8 @@ def test_any_markup_comes_out_inert_and_stable(source: str) -> None:
             assert url.startswith(("https://example.com/", "#user-content-", "data:image/")) \
                 or url == "#", (source, url)
         assert all(n.startswith(ID_PREFIX) for n in _attribute_values(html, ("id", "name")))
-        classes = " ".join(_attribute_values(html, ("class",))).split()
-        assert set(classes) <= {"anchor-link"}, (source, classes)
+        for tag, name in _classes_by_element(html):
+            assert name in ALLOWED_CLASSES.get(tag, ()), (source, tag, name)
     clean, _ = sanitize_markdown(source)
     assert sanitize_markdown(clean) == (clean, [])
     raw, _ = sanitize_raw(source)
