@@ -67,6 +67,11 @@ CASES: dict[str, tuple[str, Callable[[int], str]]] = {
     "raw: nested <div>": ("raw", lambda n: _repeat("<div>", n)),
     "raw: many attributes": ("raw", lambda n: "<b " + _repeat('a="1" ', n - 10) + ">x</b>"),
     "raw: unclosed tags": ("raw", lambda n: _repeat("<a b=c <p ", n)),
+    "raw: distinct attributes": ("raw", lambda n: "<b " + "".join(
+        f"a{i}=1 " for i in range(n // 8)) + ">x</b>"),
+    "raw: out of a table": ("raw", lambda n: "<table>" + _repeat("<b>x</b>", n)),
+    "raw: reopened formatting": ("raw", lambda n: "<p>" + "".join(
+        f"<b title={i}>" for i in range(15)) + "</p>" + _repeat("<p>x</p>", n)),
     "raw: honest table": ("raw", lambda n: _repeat(
         "<table><tr><td><b>1</b></td><td style=\"color: red\">2</td></tr></table>\n", n)),
     "raw: script and comments": ("raw", lambda n: _repeat(
