@@ -10,6 +10,8 @@ from pathlib import Path
 from autograder.limits import DEFAULT_JOBS, ENGINES, GRADE_OPTIONS
 from autograder.notebook import NotebookError
 
+NOT_ALL_GRADED = 3  # grade's exit status when some submissions have no final grade
+
 # The first line above is the command's --help description; below, for a reader of the
 # code: trusts its arguments only as far as argparse checks them; imports the commands
 # lazily (``check``, ``grade``, ``release``) so that ``--help`` is quick.
@@ -45,6 +47,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from autograder.grade import ClusterOptions, GradeError, grade_assignment
+    from autograder.identities import printable
     from autograder.limits import Limits
     from autograder.sandbox.bwrap import sandbox_available
 
@@ -65,7 +68,8 @@ def _grade(args: argparse.Namespace) -> int:
         summary = grade_assignment(Path(args.course), args.assignment, jobs=args.jobs,
                                    limits=limits, sandbox=not args.unsandboxed,
                                    regrade=args.regrade, progress=not args.no_progress,
-                                   engine=args.engine, cluster=cluster)
+                                   engine=args.engine, cluster=cluster,
+                                   image_hosts=args.allow_images_from)
     except GradeError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
@@ -88,6 +92,17 @@ def _grade(args: argparse.Namespace) -> int:
     if summary.stale_feedback:
         print(f"removed the outdated feedback of {summary.stale_feedback} regraded "
               f"submission(s); write it anew: nbgrader generate_feedback {args.assignment}")
+    for warning in summary.warnings:
+        print(f"autograder: warning: {warning}", file=sys.stderr)
+    if summary.not_graded:
+        print(f"autograder: {len(summary.not_graded)} submission(s) have no final grade "
+              "(each record and the CSV say why; rerun grade after fixing, for the others "
+              "it is quick):", file=sys.stderr)
+        for student, status in sorted(summary.not_graded)[:50]:
+            print(f"  {printable(student)}: {status}", file=sys.stderr)
+        if len(summary.not_graded) > 50:
+            print(f"  ... and {len(summary.not_graded) - 50} more", file=sys.stderr)
+        return NOT_ALL_GRADED
     return 0
 
 
@@ -130,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         description="Grade every submitted/<student>/ASSIGNMENT/ notebook of the nbgrader "
         "course in --course. Scores go to nbgrader's gradebook and autograded/ (so formgrader, "
         "export and generate_feedback work), to grades/ASSIGNMENT/<student>.json and to "
-        "grades/ASSIGNMENT.csv. Interrupt and rerun at will: finished work is kept.",
+        "grades/ASSIGNMENT.csv. Interrupt and rerun at will: finished work is kept. "
+        f"Exit status 0 when every submission has a final grade; {NOT_ALL_GRADED} when some "
+        "do not (an invalid notebook, a grader error, a worker that died), listed on stderr; "
+        "2 when grading could not start.",
     )
     grade.add_argument("assignment", help="assignment name: a folder of the course's source "
                        "directory (in this repository, solutions/)")
@@ -145,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--regrade", action="store_true",
                        help="grade again even submissions already graded and unchanged")
     grade.add_argument("--no-progress", action="store_true", help="no progress bar")
+    grade.add_argument("--allow-images-from", metavar="HOST", action="append", default=[],
+                       help="a web host (e.g. upload.wikimedia.org) whose https images the "
+                       "autograded notebooks and feedback may show; repeat for more. "
+                       "Default: none, only images embedded in the notebook")
     grade.add_argument("--unsandboxed", action="store_true",
                        help="run student code without bubblewrap isolation (unsafe)")
     where = grade.add_argument_group(

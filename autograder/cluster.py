@@ -1,7 +1,8 @@
 """Grading on Dask distributed: the ``grade`` process coordinates, Dask workers run sandboxes.
 
 ``run_on_dask`` is the engine ``grade`` uses by default. With no scheduler address it starts a
-``LocalCluster`` in this process (one worker, one thread per ``--jobs``: nothing to set up);
+local cluster in this process (one scheduler and one worker of ``--jobs`` threads, talking
+over ``inproc://``, with no dashboard unless asked for: nothing on the network);
 with ``--scheduler ADDRESS`` it uses a running cluster (``dask scheduler`` and ``dask worker``
 processes, or any Dask cluster manager).
 
@@ -13,8 +14,10 @@ processes, or any Dask cluster manager).
   imported once). ``SandboxPool``, a worker plugin, keeps one sandbox per worker thread; each
   sandbox claims a machine-wide slot (``sandbox.slots``), so uids stay unique however many
   worker processes share a machine, and dies with its worker (bwrap --die-with-parent).
-- A task's key holds the student, the submission's fingerprint and this run's id, so two
-  identical submissions are two tasks, and two runs never share one.
+- A task's key holds a hash of the student id, the submission's fingerprint and this run's
+  id, so two identical submissions are two tasks, and two runs never share one.
+- Nothing is waited for without a limit: a task not back within ``overdue_after`` is
+  cancelled and its submission recorded as a (not final) grader error.
 - Only ``IN_FLIGHT_PER_THREAD`` tasks per worker thread are submitted at a time, so a batch
   of 50,000 never piles up in the scheduler (or in this process's memory).
 - A worker that dies mid-task (OOM killer, node lost) has its tasks rerun elsewhere by the
@@ -33,6 +36,7 @@ Trusts the cluster it is pointed at (its workers run the grader). Imports ``dist
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import logging
 import queue
@@ -49,16 +53,18 @@ import dask
 from distributed import (
     Client,
     KilledWorker,
-    LocalCluster,
+    Scheduler,
     Security,
+    SpecCluster,
     WorkerPlugin,
-    as_completed,
     get_worker,
+    wait,
 )
+from distributed import Worker as DaskWorker
 from distributed.client import FutureCancelledError
 
 from autograder.course_dirs import GradeError
-from autograder.limits import Limits
+from autograder.limits import COORDINATOR_SLACK_SECONDS, GRACE_SECONDS, START_SECONDS, Limits
 from autograder.pipeline import (
     Submission,
     grader_failure,
@@ -89,6 +95,9 @@ class ClusterOptions:
     tls_key: str | None = None  # ... and its private key
     allow_plain_tcp: bool = False  # accept tcp:// to a non-loopback address (unsafe)
     gpu: bool = False  # each task needs one GPU (workers advertise --resources GPU=N)
+    # the local cluster only: serve Dask's dashboard (it shows student ids) on 127.0.0.1 at
+    # this port (0: any free port); None: no dashboard, and no pages at all
+    dashboard_port: int | None = None
 
 
 class SandboxPool(WorkerPlugin):
@@ -175,6 +184,12 @@ def security_for(options: ClusterOptions) -> Any:
 
 @contextmanager
 def _client(options: ClusterOptions, jobs: int) -> Iterator[Any]:
+    """A client of the cluster ``options`` names, or of a local cluster in this process that
+    nothing outside it can reach: the scheduler and its one worker (``jobs`` threads) talk
+    over ``inproc://``, and the HTTP server Dask starts for each of them whatever its options
+    (LocalCluster's ``dashboard_address=None`` still served pages on 0.0.0.0:8787, and the
+    worker's on a random port) listens on 127.0.0.1 only and has no pages, unless
+    ``options.dashboard_port`` asks for the scheduler's dashboard (still on 127.0.0.1)."""
     if options.scheduler is None:
         resources = {}
         if options.gpu:
@@ -183,13 +198,33 @@ def _client(options: ClusterOptions, jobs: int) -> Iterator[Any]:
                 raise GradeError("--gpu: this machine has no NVIDIA GPU (/dev/nvidia0...); "
                                  "grade on a cluster whose workers have one (--scheduler)")
             resources = {GPU_RESOURCE: gpus}
-        with dask.config.set({"distributed.scheduler.allowed-failures": RETRIES}):
-            cluster = LocalCluster(n_workers=1, threads_per_worker=jobs, processes=False,
-                                   dashboard_address=None, silence_logs=logging.ERROR,
-                                   resources=resources)
+        dashboard = options.dashboard_port is not None
+        config: dict[str, Any] = {"distributed.scheduler.allowed-failures": RETRIES}
+        if not dashboard:  # (read as the servers start, so only while the cluster starts)
+            config |= {"distributed.scheduler.http.routes": [],
+                       "distributed.worker.http.routes": []}
+        # LocalCluster cannot give the worker a loopback address without also turning on its
+        # dashboard, so the same cluster is spelled out: one Scheduler, one in-process Worker
+        scheduler = {"cls": Scheduler, "options": {
+            "protocol": "inproc://", "dashboard": dashboard,
+            "dashboard_address": f"127.0.0.1:{options.dashboard_port or 0}"}}
+        worker = {"cls": DaskWorker, "options": {
+            "protocol": "inproc://", "nthreads": jobs, "resources": resources,
+            "dashboard": False, "dashboard_address": "127.0.0.1:0",
+            # all of this machine's memory (a float <= 1 is a fraction of it), as LocalCluster
+            # gives its one worker: with no limit at all, test_grade's memory bomb timed out
+            # instead of running out of memory
+            "memory_limit": 1.0}}
+        with dask.config.set(config):
+            cluster = SpecCluster(scheduler=scheduler, workers={0: worker}, worker=worker,
+                                  silence_logs=logging.ERROR)
         with cluster, Client(cluster) as client:
             yield client
         return
+    if options.dashboard_port is not None:
+        raise GradeError("a dashboard port is for the local cluster only; a cluster's "
+                         "scheduler serves its own dashboard (keep it behind a firewall or "
+                         "authentication)")
     security = security_for(options)
     try:
         client = Client(options.scheduler, security=security, timeout=30)
@@ -245,41 +280,71 @@ def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assign
         client.register_plugin(SandboxPool(limits, sandbox, options.gpu, name), name=name)
         resources = {GPU_RESOURCE: 1} if options.gpu else None
         waiting = iter(todo)
-        running = as_completed()
-        about: dict[str, tuple[Submission, str, Plan]] = {}
+        # task key → (future, submission, fingerprint, plan, when submitted)
+        running: dict[str, tuple[Any, Submission, str, Plan, float]] = {}
+        # a task may wait behind the others of its thread before it starts
+        overdue = IN_FLIGHT_PER_THREAD * overdue_after(limits)
         last_count = time.monotonic()
         try:
             while True:
                 if time.monotonic() - last_count > 5:  # workers may join or leave
                     threads, last_count = max(1, _threads(client, options.gpu)), time.monotonic()
-                while running.count() < IN_FLIGHT_PER_THREAD * threads:
+                while len(running) < IN_FLIGHT_PER_THREAD * threads:
                     item = next(waiting, None)
                     if item is None:
                         break
                     submission, key = item
-                    plan = planned(spec, submission, assignment)
+                    plan = planned(spec, submission, assignment, limits)
                     if isinstance(plan, NotebookResult):  # invalid: judged without running
                         yield submission, key, plan
                         continue
+                    # the student's id only as a hash: a key is shown on Dask's dashboard
+                    who = hashlib.sha256(submission.student.encode("utf-8", "surrogatepass"))
                     future = client.submit(
                         run_task, name, plan, pure=False, resources=resources,
-                        key=f"grade-{run_id}-{submission.student}-{key[:16]}")
-                    about[future.key] = (submission, key, plan)
-                    running.add(future)
-                if running.is_empty():
+                        key=f"grade-{run_id}-{who.hexdigest()[:12]}-{key[:16]}")
+                    running[future.key] = (future, submission, key, plan, time.monotonic())
+                if not running:
                     return
-                future = next(running)
-                submission, key, plan = about.pop(future.key)
-                yield submission, key, _result_of(future, spec, submission, assignment, plan,
-                                                  on_worker)
-                future.release()
+                try:  # a bounded wait, so that an overdue task is noticed
+                    finished, _ = wait([entry[0] for entry in running.values()], timeout=5,
+                                       return_when="FIRST_COMPLETED")
+                except TimeoutError:
+                    finished = set()
+                for future in finished:
+                    _, submission, key, plan, _ = running.pop(future.key)
+                    try:
+                        result = _result_of(future, spec, submission, assignment, plan,
+                                            on_worker)
+                    except GradeError:
+                        raise
+                    except Exception as error:  # a grader bug costs this submission only
+                        result = grader_failure(spec, submission, assignment, error)
+                    yield submission, key, result
+                    future.release()
+                now = time.monotonic()
+                for task, (future, submission, key, _, since) in list(running.items()):
+                    if now - since > overdue:
+                        future.cancel()
+                        del running[task]
+                        yield submission, key, grader_failure(
+                            spec, submission, assignment,
+                            f"no result after {overdue:.0f} s; the grader gave up waiting")
         finally:
-            for future in list(running.futures):
+            for future, *_ in running.values():
                 future.cancel()
             try:
                 client.unregister_worker_plugin(name)
             except Exception:  # the cluster may be gone; its workers close their sandboxes
                 pass
+
+
+def overdue_after(limits: Limits) -> float:
+    """Seconds after which a running submission's result is given up: its two runs (fast
+    and full plan) with the watchdog's grace, a sandbox start, and slack for a busy
+    machine. Both engines use it; the sandbox's own watchdog ends a run long before."""
+    return 2 * (limits.submission_seconds + GRACE_SECONDS) + START_SECONDS \
+        + COORDINATOR_SLACK_SECONDS
 
 
 def _result_of(future: Any, spec: AssignmentSpec, submission: Submission, assignment: str,

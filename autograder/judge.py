@@ -36,7 +36,12 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
         return TestResult(grade_id, 0.0, check.points, status, f"not graded: {reason}")
     failures, hidden_number = [], 0
     for case, hidden, raw in zip(check.cases, check.hidden, outcomes):
-        message = judge(case, Outcome(value=raw.value, error=raw.error))
+        try:
+            message = judge(case, Outcome(value=raw.value, error=raw.error))
+        except Exception as error:  # noqa: BLE001 - an odd value fails its case, nothing more
+            message = (f"{case.call} returned a value the grader could not compare "
+                       f"({type(error).__name__}); if you think it is right, ask for a "
+                       "manual grade")
         if hidden:
             hidden_number += 1
         if message is None:

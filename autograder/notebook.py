@@ -4,19 +4,24 @@ Trusts nothing in the file: every way a notebook can be broken becomes an except
 message for the person concerned. Imports only the standard library, ``nbformat`` and
 ``autograder.limits``. Two entry points share the file reading: ``read_notebook`` for a
 reader's own ``check`` (a friendly message naming the file; nbformat's objects) and
-``read_cells`` for grading (the raw cells as JSON, size-capped, the message the record
-keeps).
+``read_submission`` for grading: the submitted file is hostile, so it is opened without
+following links or blocking, read only up to ``Limits.notebook_bytes``, its JSON values
+counted before parsing and its nesting and text checked after, and every field the grader
+uses is checked for its type; what fails becomes ``InvalidSubmission`` naming the cell and
+what to do, the message the record keeps.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
 import nbformat
 
-from autograder.limits import NOTEBOOK_BYTES
+from autograder.limits import Limits
 
 
 class NotebookError(ValueError):
@@ -85,21 +90,148 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         raise NotebookError(path, f"is not a readable notebook: {error}") from None
 
 
-def read_cells(path: Path) -> list[dict[str, Any]]:
-    """The raw cells of a submitted notebook, or InvalidSubmission saying what is wrong."""
-    size = path.stat().st_size
-    if size > NOTEBOOK_BYTES:  # it is read whole, outside the sandbox
-        raise InvalidSubmission(
-            f"the file is {size / 2**20:.0f} MiB, over the {NOTEBOOK_BYTES // 2**20} MiB a "
-            "notebook may be (its outputs, most likely); clear them (Edit > Clear Outputs of "
-            "All Cells), save, and submit again")
+def read_capped(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes, or OSError or
+    InvalidSubmission. Opened without following a link or waiting on a FIFO or device, and
+    read by size, never to the end of whatever it is."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        data = json.loads(path.read_bytes())
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InvalidSubmission(f"not valid notebook JSON ({error})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        info = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise InvalidSubmission(f"{path.name} is not a regular file; submit the notebook")
+    with os.fdopen(fd, "rb") as file:
+        if info.st_size > limit:
+            raise InvalidSubmission(_too_big(info.st_size, limit))
+        data = file.read(limit + 1)  # the file may grow while it is read
+    if len(data) > limit:
+        raise InvalidSubmission(_too_big(len(data), limit))
+    return data
+
+
+def _too_big(size: int, limit: int) -> str:
+    return (f"the file is {size / 2**20:.1f} MiB, over the {limit / 2**20:.0f} MiB a notebook "
+            "may be (its outputs, most likely); clear them (Edit > Clear Outputs of All "
+            "Cells), save, and submit again")
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _walk(data: Any, limits: Limits) -> None:
+    """Nesting and text of parsed JSON, checked without recursion: at most
+    ``limits.json_depth`` deep, and text that is Unicode (JSON may spell lone surrogates,
+    which no file can hold)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            strings = (value,)
+        elif isinstance(value, dict):
+            strings, children = value.keys(), value.values()
+        elif isinstance(value, list):
+            strings, children = (), value
+        else:
+            continue
+        for text in strings:
+            try:
+                text.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidSubmission("the file holds text that is not Unicode (a lone "
+                                        "surrogate escape such as \\ud800)") from None
+        if isinstance(value, str):
+            continue
+        if depth >= limits.json_depth:
+            raise InvalidSubmission(f"its JSON is nested more than {limits.json_depth} deep; "
+                                    "no notebook is: submit the notebook JupyterLab saved")
+        stack.extend((child, depth + 1) for child in children)
+
+
+def parse_json(data: bytes, limits: Limits) -> Any:
+    """``data`` as JSON, or InvalidSubmission. Its objects, arrays and items are counted
+    first by their ``{``, ``[`` and ``,`` bytes (an upper bound, since strings hold some), so
+    that a file of a million empty lists is refused before Python builds them."""
+    values = data.count(b"{") + data.count(b"[") + data.count(b",")
+    if values > limits.json_values:
+        raise InvalidSubmission(
+            f"the file holds about {values:,} JSON values, over the {limits.json_values:,} "
+            "a notebook may have (its outputs, most likely); clear them (Edit > Clear "
+            "Outputs of All Cells), save, and submit again")
+    try:
+        parsed = json.loads(data.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        raise InvalidSubmission("not a text file, so not a Jupyter notebook") from None
+    except RecursionError:
+        raise InvalidSubmission(f"its JSON is nested more than {limits.json_depth} deep; no "
+                                "notebook is: submit the notebook JupyterLab saved") from None
+    except ValueError as error:  # bad JSON, NaN, an integer too long to read
+        raise InvalidSubmission(f"not valid notebook JSON ({str(error)[:200]})") from None
+    _walk(parsed, limits)
+    return parsed
+
+
+def _check_cell(number: int, cell: Any, limits: Limits) -> None:
+    """The fields of one cell that the grader reads have the types it reads them as."""
+    where = f"cell {number}"
+    if not isinstance(cell, dict):
+        raise InvalidSubmission(f"{where} is not a cell (a JSON object)")
+    if cell.get("cell_type") not in ("code", "markdown", "raw"):
+        raise InvalidSubmission(f"{where} has no valid cell_type (code, markdown or raw)")
+    source = cell.get("source", "")
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        length = sum(map(len, source))
+    elif isinstance(source, str):
+        length = len(source)
+    else:
+        raise InvalidSubmission(f"{where}'s source is not text")
+    if length > limits.source_chars:
+        raise InvalidSubmission(f"{where}'s source is {length:,} characters, over the "
+                                f"{limits.source_chars:,} a cell may have")
+    if not isinstance(cell.get("id", ""), str):
+        raise InvalidSubmission(f"{where}'s id is not text")
+    meta = cell.get("metadata", {})
+    if not isinstance(meta, dict):
+        raise InvalidSubmission(f"{where}'s metadata is not a JSON object")
+    nbgrader = meta.get("nbgrader", {})
+    if not isinstance(nbgrader, dict):
+        raise InvalidSubmission(f"{where}'s nbgrader metadata is not a JSON object; restore "
+                                "the cell from the released notebook")
+    if not isinstance(nbgrader.get("grade_id", ""), str):
+        raise InvalidSubmission(f"{where}'s grade_id is not text; restore the cell from the "
+                                "released notebook")
+    if any(len(text) > limits.source_chars for text in (cell.get("id", ""),
+                                                         nbgrader.get("grade_id", ""))):
+        raise InvalidSubmission(f"{where}'s id or grade_id is longer than a cell's source "
+                                "may be")
+
+
+def read_submission(path: Path, limits: Limits | None = None) -> list[dict[str, Any]]:
+    """The cells of a submitted notebook, every field the grader reads checked for its type
+    and size, or InvalidSubmission saying what is wrong, with the cell (numbered from 1, as
+    a reader counts them) and what to do."""
+    limits = limits or Limits()
+    try:
+        data = read_capped(path, limits.notebook_bytes)
+    except OSError as error:
+        raise InvalidSubmission(f"{path.name} cannot be read ({error.strerror or error}); "
+                                "submit the notebook file itself") from None
+    notebook = parse_json(data, limits)
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        version = notebook.get("nbformat") if isinstance(notebook, dict) else None
+        if isinstance(version, int) and version < 4:
+            raise InvalidSubmission(f"an old (version {version}) notebook; open it in "
+                                    "JupyterLab and save it, which converts it to version 4")
         raise InvalidSubmission("not a Jupyter notebook (no list of cells)")
-    cells = [c for c in data["cells"] if isinstance(c, dict)]
+    cells = notebook["cells"]
     if not cells:
         raise InvalidSubmission("the notebook is empty (it has no cells)")
+    if len(cells) > limits.notebook_cells:
+        raise InvalidSubmission(f"the notebook has {len(cells):,} cells, over the "
+                                f"{limits.notebook_cells:,} it may have")
+    for number, cell in enumerate(cells, 1):
+        _check_cell(number, cell, limits)
     return cells

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.judge import judge_submission
+from autograder.limits import Limits
 from autograder.plan import InvalidSubmission, Plan, plan_submission
 from autograder.protocol import Report, Status
 from autograder.results import NotebookResult, TestResult
@@ -35,17 +36,20 @@ def _needs_full_run(report: Report) -> bool:
                for outcomes in report.cases.values() for outcome in outcomes)
 
 
-def planned(spec: AssignmentSpec, submission: Submission,
-            assignment: str) -> Plan | NotebookResult:
-    """What the sandbox should run for ``submission``, or, for an invalid one, its result
-    (0 points, saying why). Reads the submission as data; runs nothing."""
+def planned(spec: AssignmentSpec, submission: Submission, assignment: str,
+            limits: Limits | None = None) -> Plan | NotebookResult:
+    """What the sandbox should run for ``submission``, or, for one that cannot be run, its
+    result (0 points, saying why). Reads the submission as data; runs nothing; never raises
+    (an invalid file is the submission's fault, anything else the grader's)."""
     try:
         if submission.path is None:
             raise InvalidSubmission(submission.note or "no notebook was submitted")
-        return plan_submission(submission.path, spec)
+        return plan_submission(submission.path, spec, limits)
     except InvalidSubmission as problem:
         return scored_nothing(spec, submission, assignment, Status.INVALID, str(problem),
                               test_message=f"not graded: {problem}")
+    except Exception as error:  # noqa: BLE001 - a grader bug costs this submission only
+        return grader_failure(spec, submission, assignment, error)
 
 
 def run_plan(worker: Worker, plan: Plan) -> Report:
@@ -73,7 +77,7 @@ def grade_submission(worker: Worker, spec: AssignmentSpec, submission: Submissio
                      assignment: str) -> NotebookResult:
     """The graded result of one submission (an invalid one scores 0, with why), in this
     process: plan, run in ``worker``, judge."""
-    plan = planned(spec, submission, assignment)
+    plan = planned(spec, submission, assignment, worker.limits)
     if isinstance(plan, NotebookResult):
         return plan
     return judged(spec, submission, assignment, plan, run_plan(worker, plan))
@@ -91,7 +95,11 @@ def scored_nothing(spec: AssignmentSpec, submission: Submission, assignment: str
 
 
 def grader_failure(spec: AssignmentSpec, submission: Submission, assignment: str,
-                   error: Exception) -> NotebookResult:
-    """What a bug in the grader costs: this submission, marked crashed, with the error."""
-    message = f"internal grader error, please report it: {type(error).__name__}: {error}"
-    return scored_nothing(spec, submission, assignment, Status.CRASHED, message)
+                   error: BaseException | str) -> NotebookResult:
+    """What a bug in the grader (or a wait it gave up) costs: this submission, marked
+    "grader error" and not final, so that a rerun grades it again."""
+    if isinstance(error, BaseException):
+        error = f"{type(error).__name__}: {str(error)[:500]}"
+    message = f"internal grader error, please report it: {error}; rerun grade to try again"
+    return scored_nothing(spec, submission, assignment, Status.GRADER_ERROR, message,
+                          final=False)

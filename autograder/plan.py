@@ -11,7 +11,7 @@ cells. The full one runs every code cell, and is used when the fast one leaves a
 undefined (a solution that relied on a demo cell's variable).
 
 Trusts the answer key (``spec``), not the submission. Imports ``autograder.notebook``,
-``protocol`` and ``spec``.
+``limits``, ``protocol`` and ``spec``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.notebook import InvalidSubmission, cell_source, grade_id, read_cells
+from autograder.limits import Limits
+from autograder.notebook import InvalidSubmission, cell_source, grade_id, read_submission
 from autograder.protocol import EvaluateCases, RunCell, Step
 from autograder.spec import AssignmentSpec, needed_for_grading, normalise
 
@@ -34,9 +35,10 @@ class Plan:
     tampered: dict[str, str] = field(default_factory=dict)  # grade_id → what was done
 
 
-def plan_submission(path: Path, spec: AssignmentSpec) -> Plan:
-    """Read the submission at ``path``: its tampered test cells and the two plans."""
-    cells = read_cells(path)
+def plan_submission(path: Path, spec: AssignmentSpec, limits: Limits | None = None) -> Plan:
+    """Read the submission at ``path`` (within ``limits``' caps on what is read): its
+    tampered test cells and the two plans."""
+    cells = read_submission(path, limits)
     plan = Plan()
     ours = set(spec.checks) | spec.solution_ids
     grade_ids = [g for g in map(grade_id, cells) if g]

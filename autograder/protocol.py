@@ -49,6 +49,8 @@ class Status(StrEnum):
     INVALID = "invalid notebook"
     # a submission that was run and judged
     GRADED = "graded"
+    # a submission the grader itself failed on (a bug, or a wait given up); not final
+    GRADER_ERROR = "grader error"
 
 
 RUN_STATUSES = frozenset({Status.OK, Status.TIMEOUT, Status.OUT_OF_MEMORY, Status.CRASHED})

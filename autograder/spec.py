@@ -27,6 +27,8 @@ BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 # skipped unless the student changed them.
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _DEFINITIONS = (*_IMPORTS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# the nbgrader metadata that says how a cell is graded (a release adds others: checksum...)
+GRADING_KEYS = ("grade", "grade_id", "locked", "points", "solution", "task")
 
 
 class SpecError(ValueError):
@@ -49,6 +51,11 @@ class AssignmentSpec:
     checks: dict[str, GradedCheck] = field(default_factory=dict)
     solution_ids: set[str] = field(default_factory=set)
     instructor_cells: dict[str, str] = field(default_factory=dict)  # cell id → source
+    # every nbgrader cell of the release: grade_id → its cell id and its nbgrader metadata
+    # (which cells are graded, their points and locks: the instructor's, never a student's)
+    released_ids: dict[str, str] = field(default_factory=dict)
+    released_meta: dict[str, dict] = field(default_factory=dict)
+    released_markdown: set[str] = field(default_factory=set)  # sources, as released
     fingerprint: str = ""
 
     @property
@@ -130,6 +137,11 @@ def load_spec(instructor_notebook: Path) -> AssignmentSpec:
     for index, cell in enumerate(notebook.cells):
         meta = nbgrader_meta(cell)
         grade_id = meta.get("grade_id")
+        if grade_id:
+            spec.released_ids[grade_id] = cell.get("id", "")
+            spec.released_meta[grade_id] = dict(meta)
+        if cell.cell_type == "markdown" and not meta.get("solution"):
+            spec.released_markdown.add(cell.source)
         if cell.cell_type != "code":
             continue
         if meta.get("grade") and not meta.get("solution"):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import reprlib
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -87,14 +88,33 @@ def evaluate(case: Case, namespace: dict[str, Any]) -> Outcome:
         return Outcome(error=f"raised {type(problem).__name__}: {problem}")
 
 
+_SHORT = reprlib.Repr()  # a value in a message: a few levels, items and characters of it
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring = 3, 8, 8, 120
+
+
 def _describe(x: Any) -> str:
+    """``x`` as a message shows it: short however large or deep the value is."""
     if isinstance(x, float):
         return f"{x:.6g}"
-    return repr(x)
+    if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 100:
+        return f"an integer of about {int(x.bit_length() * math.log10(2)) + 1} digits"
+    try:
+        return _SHORT.repr(x)
+    except Exception:  # noqa: BLE001 - a value too odd to show is named by its type
+        return f"a {type(x).__name__}"
+
+
+def _as_float(x: float) -> float:
+    """``x`` as a float; an integer too large for one is an infinity of its sign."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.copysign(math.inf, x)
 
 
 def _factor_hint(got: float, expect: float) -> str:
-    if not got or not expect:
+    got, expect = _as_float(got), _as_float(expect)
+    if not got or not expect or not math.isfinite(got / expect):
         return ""
     ratio = got / expect
     for factor in _TELLTALE_FACTORS:
@@ -115,8 +135,11 @@ def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float) -> str | None:
         if isinstance(got, bool) or not isinstance(got, numbers.Real):
             return f"returned {_describe(got)}; expected a number, {_describe(expect)}"
         if math.isnan(expect):
-            return None if math.isnan(got) else f"returned {_describe(got)}; expected nan"
-        if math.isclose(got, expect, rel_tol=rel, abs_tol=abs_tol):
+            return None if math.isnan(_as_float(got)) else \
+                f"returned {_describe(got)}; expected nan"
+        if isinstance(got, int) and isinstance(expect, int) and got == expect:
+            return None  # exact, however large
+        if math.isclose(_as_float(got), _as_float(expect), rel_tol=rel, abs_tol=abs_tol):
             return None
         return (f"returned {_describe(got)}; expected {_describe(expect)}"
                 f"{_factor_hint(got, expect)}")

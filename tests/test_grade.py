@@ -29,6 +29,7 @@ import pytest
 from support.nbgrader_course import Course
 from support.submissions import perfect_submission, with_answer
 
+from autograder.cli import NOT_ALL_GRADED
 from autograder.course import RELEASE, instructor_notebook
 from autograder.notebook import grade_id as grade_id_of
 from autograder.sandbox import sandbox_available
@@ -230,10 +231,18 @@ def graded(tmp_path_factory):
     return root, run, records
 
 
-def test_the_batch_completes(graded):
+INVALID = sorted(s for s, (_, status) in RAW_EXPECTED.items() if status == "invalid notebook")
+
+
+def test_the_batch_completes_and_says_who_has_no_grade(graded):
     _, run, records = graded
-    assert run.returncode == 0, run.stderr[-3000:]
     assert set(records) == set(SUBMISSIONS) | set(RAW_FILES) | set(LINKS)
+    # exit status 3: some submissions have no final grade, each named on stderr
+    assert run.returncode == NOT_ALL_GRADED, run.stderr[-3000:]
+    assert f"{len(INVALID)} submission(s) have no final grade" in run.stderr
+    for student in INVALID:
+        assert f'"{student}": invalid notebook' in run.stderr
+    assert '"honest-1"' not in run.stderr
 
 
 @pytest.mark.parametrize("student", [*SUBMISSIONS, *RAW_FILES, *LINKS])
@@ -262,7 +271,7 @@ def test_tampering_and_invalid_files_are_explained(graded):
     assert "not valid notebook JSON" in records["truncated-json"]["message"]
     assert "empty" in records["empty-notebook"]["message"]
     assert "should be named" in records["wrong-name"]["message"]
-    assert "over the 64 MiB" in records["oversized"]["message"]
+    assert "over the 32 MiB" in records["oversized"]["message"]
     assert "Clear Outputs" in records["oversized"]["message"]
     assert "symbolic link" in records["link-to-answer-key"]["message"]
 
@@ -302,10 +311,10 @@ def test_feedback_shows_messages_but_no_hidden_tests(graded):
 def test_rerun_skips_finished_work_and_regrade_is_identical(graded):
     root, _, records = graded
     again = _grade(root)
-    assert again.returncode == 0
+    assert again.returncode == NOT_ALL_GRADED  # the invalid ones are still without a grade
     assert f"{len(records)} already graded and unchanged" in again.stdout
     regrade = _grade(root, "--regrade")
-    assert regrade.returncode == 0, regrade.stderr[-2000:]
+    assert regrade.returncode == NOT_ALL_GRADED, regrade.stderr[-2000:]
     for student, record in records.items():
         now = json.loads((root / "grades" / A / f"{student}.json").read_text())
         assert now["score"] == record["score"], student

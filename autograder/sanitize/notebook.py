@@ -242,7 +242,7 @@ def sanitize_notebook(notebook: nbformat.NotebookNode,
             new = nbformat.v4.new_code_cell(
                 source, metadata=metadata, outputs=sanitize_outputs(cell.get("outputs")),
                 execution_count=count if isinstance(count, int) and
-                not isinstance(count, bool) else None)
+                not isinstance(count, bool) and count >= 0 else None)
         new.id = _cell_id(cell, seen)
         cells.append(new)
         if removed:
