@@ -46,6 +46,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from autograder import interrupt
     from autograder.grade import ClusterOptions, GradeError, grade_assignment
     from autograder.identities import printable
     from autograder.limits import Limits
@@ -65,11 +66,12 @@ def _grade(args: argparse.Namespace) -> int:
                              tls_cert=args.tls_cert, tls_key=args.tls_key,
                              allow_plain_tcp=args.allow_plain_tcp, gpu=args.gpu)
     try:
-        summary = grade_assignment(Path(args.course), args.assignment, jobs=args.jobs,
-                                   limits=limits, sandbox=not args.unsandboxed,
-                                   regrade=args.regrade, progress=not args.no_progress,
-                                   engine=args.engine, cluster=cluster,
-                                   image_hosts=args.allow_images_from)
+        with interrupt.catching_ctrl_c():
+            summary = grade_assignment(Path(args.course), args.assignment, jobs=args.jobs,
+                                       limits=limits, sandbox=not args.unsandboxed,
+                                       regrade=args.regrade, progress=not args.no_progress,
+                                       engine=args.engine, cluster=cluster,
+                                       image_hosts=args.allow_images_from)
     except GradeError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2

@@ -63,6 +63,7 @@ from distributed import (
 from distributed import Worker as DaskWorker
 from distributed.client import FutureCancelledError
 
+from autograder import interrupt
 from autograder.course_dirs import GradeError
 from autograder.limits import COORDINATOR_SLACK_SECONDS, GRACE_SECONDS, START_SECONDS, Limits
 from autograder.pipeline import (
@@ -298,11 +299,9 @@ def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assign
                     if isinstance(plan, NotebookResult):  # invalid: judged without running
                         yield submission, key, plan
                         continue
-                    # the student's id only as a hash: a key is shown on Dask's dashboard
-                    who = hashlib.sha256(submission.student.encode("utf-8", "surrogatepass"))
                     future = client.submit(
                         run_task, name, plan, pure=False, resources=resources,
-                        key=f"grade-{run_id}-{who.hexdigest()[:12]}-{key[:16]}")
+                        key=f"grade-{run_id}-{student_tag(submission.student)}-{key[:16]}")
                     running[future.key] = (future, submission, key, plan, time.monotonic())
                 if not running:
                     return
@@ -311,6 +310,7 @@ def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assign
                                        return_when="FIRST_COMPLETED")
                 except TimeoutError:
                     finished = set()
+                interrupt.check()
                 for future in finished:
                     _, submission, key, plan, _ = running.pop(future.key)
                     try:
@@ -337,6 +337,12 @@ def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assign
                 client.unregister_worker_plugin(name)
             except Exception:  # the cluster may be gone; its workers close their sandboxes
                 pass
+
+
+def student_tag(student: str) -> str:
+    """What a task's key says of its student: a hash, since Dask's dashboard and logs show
+    keys (and an id may hold anything a folder name can)."""
+    return hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def overdue_after(limits: Limits) -> float:

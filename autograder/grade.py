@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from autograder import interrupt
 from autograder.cluster import ClusterOptions, overdue_after, run_on_dask, security_for
 from autograder.course_dirs import CourseDirs, GradeError, alembic_on_path, source_notebook
 from autograder.identities import identity_warnings
@@ -221,6 +222,7 @@ def grade_assignment(course_root: Path, assignment: str, *, jobs: int = DEFAULT_
         try:
             with contextlib.closing(results):
                 for submission, key, result in results:
+                    interrupt.check()
                     _record(course, gradebook, spec, notebook_id, submission, key, result,
                             summary, limits, image_hosts)
                     bar.update(1)
@@ -344,6 +346,7 @@ def _run_parallel(todo, spec, assignment, jobs, limits, sandbox):
                     item = done.get(timeout=5.0)
                     break
                 except queue.Empty:
+                    interrupt.check()
                     item = _give_up_overdue(in_flight, given_up, overdue, spec, assignment)
                     if item is not None:
                         # a new thread on a fresh slot: the stuck one may hold its sandbox
