@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +28,16 @@ BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 # skipped unless the student changed them.
 _IMPORTS = (ast.Import, ast.ImportFrom)
 _DEFINITIONS = (*_IMPORTS, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# CPython 3.11-3.12 track the AST constructor's recursion depth per interpreter, not per
+# thread, so two threads parsing at once can fail with "SystemError: AST constructor
+# recursion depth mismatch" (python/cpython#106905); grade plans in several threads.
+_PARSING = threading.Lock()
+
+
+def parse(source: str) -> ast.Module:
+    """``ast.parse``, one thread at a time."""
+    with _PARSING:
+        return ast.parse(source)
 # the nbgrader metadata that says how a cell is graded (a release adds others: checksum...)
 GRADING_KEYS = ("grade", "grade_id", "locked", "points", "solution", "task")
 
@@ -96,7 +107,7 @@ def _hidden_lines(source: str) -> set[int]:
 def parse_cases(source: str, where: str) -> tuple[tuple[Case, ...], tuple[bool, ...]]:
     """The Case literals of a test cell, and which of them are hidden."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError as error:
         raise SpecError(f"{where}: test cell is not valid Python: {error}") from None
     hidden_lines = _hidden_lines(source)
@@ -121,7 +132,7 @@ def needed_for_grading(source: str) -> bool:
     """Whether an unchanged instructor cell must run before the solutions: it imports
     something, or it only defines functions and classes."""
     try:
-        body = ast.parse(source).body
+        body = parse(source).body
     except SyntaxError:  # IPython magics: demo cells such as %%gpu_only
         return False
     return any(isinstance(stmt, _IMPORTS) for stmt in body) or \

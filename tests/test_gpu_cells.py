@@ -1,6 +1,6 @@
 import pytest
 import torch
-from IPython.testing.globalipapp import get_ipython
+from support.ipython_shell import shared_shell as get_ipython
 
 from lecture_utils import gpu_cells
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from IPython.testing.globalipapp import get_ipython
 from jupyter_client.manager import start_new_kernel
+from support.ipython_shell import shared_shell as get_ipython
 
 from lecture_utils import self_check
 
