@@ -3,7 +3,7 @@
 For each assignment one course directory receives, as separate students:
 - ``solution``: the instructor notebook itself, which must score full marks;
 - ``untouched``: the student notebook as released, which must run to the end and score 0;
-- ``wrong-set-<i>`` (i = 0, 1): the solution with each exercise's i-th plausible wrong answer
+- ``wrong-set-0``: the solution with each exercise's first plausible wrong answer
   (``wrong_answers.py``) in place of its solution; each exercise must score 0 there with a
   message naming the failing call, and every other exercise full marks.
 All of them are graded in one ``nbgrader autograde`` run per assignment. Stock nbgrader runs
@@ -26,9 +26,11 @@ from autograder.preprocessors.tag_test_cells import is_test_cell
 from autograder.protocol import Status
 
 pytestmark = pytest.mark.slow
-# Stock nbgrader proves the first two wrong answers of each exercise (two submissions); all of
-# them, one submission each, go through `grade` in test_answer_variants.py.
-STOCK_WRONG_SETS = 2
+# Stock nbgrader proves the first wrong answer of each exercise (one submission, ~10 s of
+# kernel per notebook); all of them, one submission each, go through `grade` in
+# test_answer_variants.py, and every exercise must have at least two.
+STOCK_WRONG_SETS = 1
+WRONG_PER_EXERCISE = 2
 
 
 def _solution_cells(notebook):
@@ -76,6 +78,9 @@ def test_every_exercise_has_two_wrong_answers(graded):
     assignment, _, wrong, solution = graded
     exercises = set(_solution_cells(solution))
     assert len(wrong) == STOCK_WRONG_SETS
+    answers = WRONG_ANSWERS.get(assignment, {})
+    few = sorted(g for g in exercises if len(answers.get(g, [])) < WRONG_PER_EXERCISE)
+    assert not few, f"fewer than {WRONG_PER_EXERCISE} wrong answers for {few} in tests/"
     for student, grade_ids in wrong.items():
         assert set(grade_ids) == exercises, f"{student}: no wrong answer for " \
             f"{sorted(exercises - set(grade_ids))} in tests/ (wrong_answers.py or answers/)"
