@@ -313,14 +313,8 @@ def run_on_dask(todo: list[tuple[Submission, str]], spec: AssignmentSpec, assign
                 interrupt.check()
                 for future in finished:
                     _, submission, key, plan, _ = running.pop(future.key)
-                    try:
-                        result = _result_of(future, spec, submission, assignment, plan,
-                                            on_worker)
-                    except GradeError:
-                        raise
-                    except Exception as error:  # a grader bug costs this submission only
-                        result = grader_failure(spec, submission, assignment, error)
-                    yield submission, key, result
+                    yield submission, key, _result_of(future, spec, submission, assignment,
+                                                      plan, on_worker)
                     future.release()
                 now = time.monotonic()
                 for task, (future, submission, key, _, since) in list(running.items()):
@@ -364,4 +358,7 @@ def _result_of(future: Any, spec: AssignmentSpec, submission: Submission, assign
     except Exception as error:  # a grader bug on the worker costs this submission only
         return grader_failure(spec, submission, assignment, error)
     on_worker[worker] += 1
-    return judged(spec, submission, assignment, plan, report)
+    try:
+        return judged(spec, submission, assignment, plan, report)
+    except Exception as error:  # noqa: BLE001 - a judging bug costs this submission only
+        return grader_failure(spec, submission, assignment, error)

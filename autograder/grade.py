@@ -22,7 +22,6 @@ import hashlib
 import os
 import queue
 import shutil
-import stat
 import threading
 import time
 from collections import Counter
@@ -41,7 +40,7 @@ from autograder.limits import (
     SIDE_FILE_BYTES,
     Limits,
 )
-from autograder.notebook import read_capped
+from autograder.notebook import InvalidSubmission, open_regular, read_capped
 from autograder.pipeline import Submission, grade_submission, grader_failure
 from autograder.protocol import Status
 from autograder.record import (
@@ -154,21 +153,20 @@ def find_submissions(course: CourseDirs, assignment: str, notebook_id: str) -> l
 
 def fingerprint(submission: Submission, spec: AssignmentSpec, limits: Limits) -> str:
     """What a submission is graded as: its file, the answer key, the grader and the limits.
-    A file the grader will not read (not a regular file, or too large) counts by its size
-    and time only, so that nothing here blocks on a FIFO or reads gigabytes."""
+    A file too large to grade counts by its size and time, and one that cannot be opened
+    as a regular file (``notebook.open_regular``) by why, so that nothing here blocks on a
+    FIFO or reads gigabytes."""
     digest = hashlib.sha256(b"<none>")
     if submission.path is not None:
         try:
-            fd = os.open(submission.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            with os.fdopen(fd, "rb") as file:
-                info = os.fstat(fd)
-                if stat.S_ISREG(info.st_mode) and info.st_size <= limits.notebook_bytes:
+            with open_regular(submission.path) as (file, info):
+                if info.st_size <= limits.notebook_bytes:
                     digest = hashlib.file_digest(file, "sha256")
                 else:
-                    digest = hashlib.sha256(f"<{info.st_mode} {info.st_size} "
-                                            f"{info.st_mtime_ns}>".encode())
-        except OSError as error:
-            digest = hashlib.sha256(f"<unreadable {error.errno}>".encode())
+                    digest = hashlib.sha256(f"<{info.st_size} {info.st_mtime_ns}>".encode())
+        except (OSError, InvalidSubmission) as error:
+            digest = hashlib.sha256(f"<{type(error).__name__} "
+                                    f"{getattr(error, 'errno', '')}>".encode())
     for part in (spec.fingerprint, GRADER_VERSION, repr(asdict(limits)), submission.note):
         digest.update(part.encode("utf-8", "backslashreplace"))
     return digest.hexdigest()
@@ -366,7 +364,8 @@ def _run_parallel(todo, spec, assignment, jobs, limits, sandbox):
 
 
 def _give_up_overdue(in_flight: dict, given_up: set[int], overdue: float,
-                     spec: AssignmentSpec, assignment: str):
+                     spec: AssignmentSpec,
+                     assignment: str) -> tuple[Submission, str, NotebookResult] | None:
     """The first submission in flight for longer than ``overdue`` seconds, as a not-final
     grader error (its thread is marked given up and its late result dropped), or None."""
     now = time.monotonic()

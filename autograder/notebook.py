@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import nbformat
 
@@ -90,20 +92,27 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         raise NotebookError(path, f"is not a readable notebook: {error}") from None
 
 
-def read_capped(path: Path, limit: int) -> bytes:
-    """The bytes of ``path``, a regular file of at most ``limit`` bytes, or OSError or
-    InvalidSubmission. Opened without following a link or waiting on a FIFO or device, and
-    read by size, never to the end of whatever it is."""
+@contextmanager
+def open_regular(path: Path) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+    """``path`` open for reading, with its status, if it is a regular file; OSError, or
+    InvalidSubmission for anything else. Opened without following a link or waiting on a
+    FIFO or device."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
-    except OSError:
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidSubmission(f"{path.name} is not a regular file; submit the notebook")
+    except BaseException:
         os.close(fd)
         raise
-    if not stat.S_ISREG(info.st_mode):
-        os.close(fd)
-        raise InvalidSubmission(f"{path.name} is not a regular file; submit the notebook")
     with os.fdopen(fd, "rb") as file:
+        yield file, info
+
+
+def read_capped(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``limit`` bytes (``open_regular``),
+    or OSError or InvalidSubmission. Read by size, never to the end of whatever it is."""
+    with open_regular(path) as (file, info):
         if info.st_size > limit:
             raise InvalidSubmission(_too_big(info.st_size, limit))
         data = file.read(limit + 1)  # the file may grow while it is read
