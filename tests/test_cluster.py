@@ -243,3 +243,110 @@ def test_the_command_explains_a_refused_scheduler(tmp_path):
     assert run.returncode == 2, run.stderr
     assert "refusing plain TCP to another machine" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+# -- the coordinator's own helpers (fast: no cluster)
+
+class _Future:
+    """A finished Dask future: its result, or the error it raises."""
+
+    def __init__(self, outcome):
+        self.outcome = outcome
+
+    def result(self):
+        if isinstance(self.outcome, BaseException):
+            raise self.outcome
+        return self.outcome
+
+
+def _spec_and_submission(tmp_path):
+    from autograder.course import instructor_notebook
+    from autograder.pipeline import Submission
+    from autograder.spec import load_spec
+    return (load_spec(instructor_notebook(A)),
+            Submission("ada", tmp_path, tmp_path / f"{A}.ipynb", note="graded as x.ipynb"))
+
+
+def test_a_finished_task_becomes_a_judged_result_and_a_failed_one_costs_only_itself(tmp_path):
+    """Kills (``_result_of``): a task that killed its workers not ending "crashed" and not
+    final (a rerun retries it), a grader bug on the worker stopping the batch or scoring, a
+    sandbox that cannot start not stopping the batch, the report not judged, or the worker's
+    tally not counted."""
+    from collections import Counter
+
+    from distributed import KilledWorker
+    from distributed.client import FutureCancelledError
+
+    from autograder.cluster import _result_of
+    from autograder.plan import Plan
+    from autograder.protocol import CaseOutcome, Report, Status
+    from autograder.sandbox.bwrap import SandboxUnavailable
+
+    spec, submission = _spec_and_submission(tmp_path)
+    plan, tally = Plan(), Counter()
+    for died in (KilledWorker("task", "worker-1", 2), FutureCancelledError("task", "lost")):
+        result = _result_of(_Future(died), spec, submission, A, plan, tally)
+        assert (result.status, result.final, result.score) == (Status.CRASHED, False, 0)
+        assert "died each time" in result.message and result.student == "ada"
+    result = _result_of(_Future(RuntimeError("boom")), spec, submission, A, plan, tally)
+    assert (result.status, result.final, result.score) == (Status.GRADER_ERROR, False, 0)
+    assert "RuntimeError: boom" in result.message
+    with pytest.raises(GradeError, match="could not start: no bwrap"):
+        _result_of(_Future(SandboxUnavailable("no bwrap")), spec, submission, A, plan, tally)
+    assert tally == Counter()
+
+    right = {g: [CaseOutcome(value=c.expect) for c in check.cases]
+             for g, check in spec.checks.items()}
+    result = _result_of(_Future((Report(cases=right), "worker-7")), spec, submission, A, plan,
+                        tally)
+    assert (result.status, result.score, result.final) == (Status.GRADED, FULL, True)
+    assert result.message == "graded as x.ipynb" and tally == Counter({"worker-7": 1})
+    # a report the judge cannot take (a bug) is a grader error, not a stopped batch
+    result = _result_of(_Future(("not a report", "worker-7")), spec, submission, A, plan,
+                        tally)
+    assert (result.status, result.final) == (Status.GRADER_ERROR, False)
+
+
+def test_task_keys_hide_the_student_id_and_overdue_tasks_are_given_up_in_time():
+    """Kills: a task key that shows (or collides on) the student's id, and an overdue limit
+    shorter than a submission's two runs plus a worker's start."""
+    from autograder.cluster import overdue_after, student_tag
+    from autograder.limits import Limits
+
+    tag = student_tag("ada lovelace")
+    assert len(tag) == 12 and "ada" not in tag and tag == student_tag("ada lovelace")
+    assert len({student_tag(s) for s in ["ada", "Ada", "ada ", "bad\udcffbytes"]}) == 4
+    assert overdue_after(Limits(submission_seconds=100)) == 2 * (100 + 5) + 300 + 120
+    assert overdue_after(Limits(submission_seconds=200)) - overdue_after(
+        Limits(submission_seconds=100)) == 200
+
+
+class _Client:
+    def __init__(self, workers, old=False):
+        self.workers, self.old = workers, old
+
+    def scheduler_info(self, **kwargs):
+        if self.old and kwargs:
+            raise TypeError("n_workers")
+        assert kwargs in ({}, {"n_workers": -1})
+        return {"workers": self.workers}
+
+
+def test_threads_counted_on_every_worker_and_only_gpu_ones_for_gpu_tasks():
+    """Kills: worker threads miscounted (too few tasks in flight, or GPU tasks sent to
+    workers without the GPU resource), and an endless wait for workers that never come."""
+    from autograder.cluster import _threads, _wait_for_threads
+
+    workers = {f"w{i}": {"nthreads": n, "resources": r} for i, (n, r) in enumerate(
+        [(4, {}), (2, {"GPU": 1}), (3, {"GPU": 0}), (1, {"GPU": 2})])}
+    workers["w9"] = {"nthreads": 5}
+    for old in (False, True):
+        client = _Client(workers, old)
+        assert _threads(client, gpu=False) == 15
+        assert _threads(client, gpu=True) == 3
+        assert _wait_for_threads(client, gpu=True) == 3
+    no_gpu = _Client({"w0": {"nthreads": 4, "resources": {}}})
+    with pytest.raises(GradeError, match="no Dask worker with the GPU resource joined"):
+        _wait_for_threads(no_gpu, gpu=True, seconds=0)
+    with pytest.raises(GradeError, match="^no Dask worker joined the scheduler in 0 s"):
+        _wait_for_threads(_Client({}), gpu=False, seconds=0)

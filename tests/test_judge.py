@@ -108,3 +108,25 @@ def test_no_hidden_value_of_the_course_reaches_a_failure_message(assignment):
         result = judge_exercise(spec, grade_id, outcomes, OK)
         assert result.points == 0 and f"hidden check {sum(check.hidden)} failed" in result.message
         assert [g for g in giveaways if g in result.message] == [], grade_id
+
+
+# --- exercises whose checks did not all run ------------------------------------------------------
+
+def test_an_exercise_whose_last_check_never_ran_scores_nothing(spec):
+    """Kills: ``len(outcomes) < len(check.cases) - 1`` (or ``<=`` / ``>``) in judge_exercise:
+    the worker died during the last check, every earlier one passed, and the exercise must not
+    score full marks for a check that never ran."""
+    check = spec.checks[G]
+    assert len(check.cases) >= 2
+    all_but_last = _outcomes(spec, [c.expect for c in check.cases][:-1])
+    died = Report(Status.CRASHED, "the worker was killed by SIGKILL")
+    result = judge_exercise(spec, G, all_but_last, died)
+    assert (result.points, result.status) == (0.0, "crashed")
+    assert result.message == "not graded: the worker was killed by SIGKILL"
+    # the run itself ended OK (say, the report was cut short): still not graded, as crashed
+    result = judge_exercise(spec, G, all_but_last, OK)
+    assert (result.points, result.status) == (0.0, "crashed")
+    assert result.message == "not graded: the notebook stopped before this test ran"
+    # every check ran: graded as usual
+    everything = _outcomes(spec, [c.expect for c in check.cases])
+    assert judge_exercise(spec, G, everything, died).points == check.points

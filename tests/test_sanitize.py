@@ -722,6 +722,42 @@ def test_harmless_raw_cell_is_kept(source: str) -> None:
     assert sanitize_raw(source) == (source, [])
 
 
+# Properties that can fetch a URL (background, list-style, border-image, cursor, mask,
+# content), cover or move things on the page (position, z-index, margin, transform), or
+# hide them (display, opacity): none may stay, whatever the value.
+FORBIDDEN_CSS = ["background", "background-image", "list-style", "list-style-image",
+                 "border-image", "cursor", "mask", "content", "position", "z-index", "margin",
+                 "transform", "display", "opacity", "width", "font-family"]
+
+
+@pytest.mark.parametrize("prop", FORBIDDEN_CSS)
+def test_css_outside_the_allow_list_is_removed_whatever_its_value(prop: str) -> None:
+    """Kills: a property added to the allow-list (``ALLOWED_CSS``), e.g. ``background``,
+    which a browser would then apply to the page the instructor opens. The allowed ones
+    around it stay, and a URL never does, even in an allowed property."""
+    for value in ["red", "0", "none", "url(https://evil.example/x.png)"]:
+        source = f'<p style="color: blue; {prop}: {value}; text-align: center">x</p>'
+        clean, removed = sanitize_raw(source)
+        assert clean == '<p style="color: blue; text-align: center">x</p>', (prop, value)
+        assert removed == ["CSS in the style attribute of <p>"]
+        assert sanitize_raw(f'<span style="{prop}: {value}">x</span>')[0] == "<span>x</span>"
+    for allowed in ["color", "background-color"]:
+        clean, _ = sanitize_raw(f'<p style="{allowed}: url(https://evil.example/x.png)">x</p>')
+        assert clean == "<p>x</p>"
+
+
+def test_every_allowed_css_property_stays_with_a_plain_value() -> None:
+    """Kills: an allowed property dropped from the allow-list or misread (the instructor's own
+    markdown uses them: coloured text, aligned table cells)."""
+    styles = {"text-align": "right", "color": "rgb(1, 2, 3)", "background-color": "#ff0",
+              "font-weight": "bold", "font-style": "italic", "text-decoration": "underline",
+              "vertical-align": "top"}
+    for prop, value in styles.items():
+        source = f'<td style="{prop}: {value}">x</td>'
+        table = f"<table><tr>{source}</tr></table>"
+        assert sanitize_raw(table) == (table, []), prop
+
+
 def test_raw_cell_metadata_keeps_only_plain_mime_names() -> None:
     notebook = _notebook([{"cell_type": "raw", "source": "<b>x</b>", "metadata": meta}
                           for meta in [
