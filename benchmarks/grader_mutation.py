@@ -143,13 +143,16 @@ def tests_at(root: Path, ref: str) -> None:
 def reuse(root: Path) -> None:
     """Ready a kept copy for a second run with the working tree's tests: the mutants they
     had not killed are forgotten (killed ones stay killed: tests were only added), and
-    mutmut's record of which test covers what is dropped, so it is made again."""
+    mutmut's record of which test covers what is dropped, so it is made again. A module of
+    ``MODULES`` changed since (a fix) is copied again and all its mutants retested."""
     from mutmut.stats import status_by_exit_code
 
-    changed = [m for m in MODULES if (root / m).read_bytes() != (REPO / m).read_bytes()]
-    if changed:
-        sys.exit(f"--reuse: the sources changed since {root} was made ({', '.join(changed)}); "
-                 "run without --reuse")
+    for module in MODULES:  # a module fixed since: all its mutants made and tested again
+        if (root / module).read_bytes() != (REPO / module).read_bytes():
+            print(f"--reuse: {module} changed; all its mutants are tested again")
+            shutil.copy2(REPO / module, root / module)
+            for made in (module, f"{module}.meta", f"{module}.spans"):
+                (root / "mutants" / made).unlink(missing_ok=True)
     shutil.rmtree(root / "tests")
     fresh = Path(tempfile.mkdtemp(prefix="grader-mutation-tests-"))
     try:

@@ -108,8 +108,8 @@ def _as_float(x: float) -> float:
     """``x`` as a float; an integer too large for one is an infinity of its sign."""
     try:
         return float(x)
-    except OverflowError:
-        return math.copysign(math.inf, x)
+    except OverflowError:  # (copysign would convert x to a float, and overflow again)
+        return math.inf if x > 0 else -math.inf
 
 
 def _factor_hint(got: float, expect: float) -> str:
@@ -134,7 +134,7 @@ def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float) -> str | None:
     if isinstance(expect, numbers.Real):
         if isinstance(got, bool) or not isinstance(got, numbers.Real):
             return f"returned {_describe(got)}; expected a number, {_describe(expect)}"
-        if math.isnan(expect):
+        if math.isnan(_as_float(expect)):  # (an int may be too large for isnan)
             return None if math.isnan(_as_float(got)) else \
                 f"returned {_describe(got)}; expected nan"
         if isinstance(got, int) and isinstance(expect, int) and got == expect:

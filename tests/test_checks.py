@@ -1,3 +1,4 @@
+import math
 import pickle
 import re
 
@@ -214,3 +215,56 @@ def test_tensors_keep_their_shape():
     for wrong in (torch.tensor([[1, 3], [2, 4]]), torch.tensor([1, 2, 3, 4]),
                   torch.tensor([[4, 3], [2, 1]])):
         assert judge(case, evaluate(case, {"f": lambda w=wrong: w})) is not None, wrong
+
+
+# --- what a failure says, value by value ----------------------------------------------------------
+
+def _says(got, expect) -> str | None:
+    return judge(Case("f()", expect), Outcome(value=got))
+
+
+@pytest.mark.parametrize("got, expect, message", [
+    (1, True, "f() returned 1 (int); expected a bool, True"),
+    ("x", 2, "f() returned 'x'; expected a number, 2"),
+    (2.5, "2.5", "f() returned 2.5; expected '2.5'"),
+    (3.0, float("nan"), "f() returned 3; expected nan"),
+    ([1], [1, 2], "f() returned [1]; expected 2 items: [1, 2]"),
+    ("a", "b", "f() returned 'a'; expected 'b'"),
+    (2**99, 3, "f() returned 633825300114114700748351602688; expected 3"),
+    (2**101, 3, "f() returned an integer of about 31 digits; expected 3"),
+    (10**400, 3, "f() returned an integer of about 401 digits; expected 3"),
+    (10**400, 1.5, "f() returned an integer of about 401 digits; expected 1.5"),
+    (-(10**400), 1.5, "f() returned an integer of about 401 digits; expected 1.5"),
+    (10**400, float("nan"), "f() returned an integer of about 401 digits; expected nan"),
+    (6.0, 2.0, "f() returned 6; expected 2 (3× too large)"),
+    (6.0 * (1 + 1e-7), 2.0, "f() returned 6; expected 2 (3× too large)"),
+    (2.0, 2000.0, "f() returned 2; expected 2000 (1000× too small)"),
+    (6.1, 2.0, "f() returned 6.1; expected 2"),
+    (0.0, 2.0, "f() returned 0; expected 2"),
+    (2.0, 0.0, "f() returned 2; expected 0"),
+    (-6.0, 2.0, "f() returned -6; expected 2"),
+])
+def test_a_wrong_value_is_described_exactly(got, expect, message) -> None:
+    """Kills: a message that misdescribes the value (its type, its size, its digits), a wrong
+    or missing factor hint (or one for a ratio that is not a telltale factor), and an integer
+    too large for a float crashing the check (``_as_float``'s ``copysign`` overflowed: a
+    real bug, fixed) instead of failing it."""
+    assert _says(got, expect) == message
+
+
+def test_huge_integers_against_floats_fail_by_sign_without_crashing() -> None:
+    """Kills: a huge integer compared with a float taken as matching it, or raising."""
+    assert _says(10**400, math.inf) is None  # as large as a float gets, with its sign
+    assert _says(-(10**400), -math.inf) is None
+    assert _says(-(10**400), math.inf) is not None
+    assert _says(10**400, 10**400) is None  # exact, however large (isnan overflowed too)
+
+
+def test_an_unfinished_exercise_says_it_is_not_implemented_yet() -> None:
+    """Kills: the explanation a student sees for an unfinished exercise changed."""
+
+    def unfinished():
+        raise NotImplementedError
+
+    assert evaluate(Case("f()", 1), {"f": unfinished}) == Outcome(
+        error="is not implemented yet (it raised NotImplementedError)")

@@ -3,10 +3,12 @@
 import pytest
 from giveaways import WRONG_NUMBER, hidden_giveaways
 
+import autograder.judge
 from autograder.course import assignments, instructor_notebook
 from autograder.judge import judge_exercise, judge_submission
 from autograder.plan import Plan
 from autograder.protocol import CaseOutcome, Report, Status
+from autograder.results import TestResult
 from autograder.spec import AssignmentSpec, GradedCheck, load_spec, parse_cases, strip_hidden
 
 A = "00_napkin_math"
@@ -130,3 +132,82 @@ def test_an_exercise_whose_last_check_never_ran_scores_nothing(spec):
     # every check ran: graded as usual
     everything = _outcomes(spec, [c.expect for c in check.cases])
     assert judge_exercise(spec, G, everything, died).points == check.points
+
+
+def _secret_spec():
+    cases, hidden = parse_cases(SECRET, "secret")
+    return AssignmentSpec("secret", checks={"t": GradedCheck("t", 2.5, cases, hidden,
+                                                             strip_hidden(SECRET), {})})
+
+
+RIGHT = [2, 424242.5, "hidden-answer-string", [31337, 27182], True]
+
+
+def test_every_result_names_its_exercise_and_its_points():
+    """Kills: a result with another (or no) grade id, maximum or score, a run's own status
+    (timeout, out of memory) replaced by "crashed" when its cases were cut short, or a pass
+    without its summary; what formgrader and the CSV show per exercise."""
+    spec = _secret_spec()
+    passed = judge_exercise(spec, "t", _outcomes(spec, RIGHT), OK)
+    assert passed == TestResult("t", 2.5, 2.5, Status.PASSED, "All 5 checks passed.")
+    failed = judge_exercise(spec, "t", _outcomes(spec, [3, *RIGHT[1:]]), OK)
+    assert failed == TestResult("t", 0.0, 2.5, Status.FAILED,
+                                "1 of 5 checks failed:\n- f(1) returned 3; expected 2  [doubles]")
+    # a later failure after a passed case is still found (every case is judged)
+    late = judge_exercise(spec, "t", _outcomes(spec, [*RIGHT[:4], False]), OK)
+    assert late.message == "1 of 5 checks failed:\n- hidden check 4 failed  [a bool]"
+    for status, message in [(Status.TIMEOUT, "cell 3 ran past 30 s"),
+                            (Status.OUT_OF_MEMORY, "")]:
+        cut = judge_exercise(spec, "t", _outcomes(spec, RIGHT[:2]), Report(status, message))
+        reason = message or "the notebook stopped before this test ran"
+        assert cut == TestResult("t", 0.0, 2.5, status, f"not graded: {reason}")
+
+
+def test_an_error_is_reported_as_raised_and_an_uncomparable_value_asks_for_a_human(
+        monkeypatch):
+    """Kills: a case's error dropped (an exception judged as its value, None, which might
+    even match), and a value the grader cannot compare (the comparison raised) passing or
+    losing its explanation."""
+    spec = _secret_spec()
+    raised = [CaseOutcome(error="raised ValueError: no"), *_outcomes(spec, RIGHT[1:])]
+    result = judge_exercise(spec, "t", raised, OK)
+    assert result.message == ("1 of 5 checks failed:\n- f(1) raised ValueError: no"
+                              "  [doubles]")
+    cases, hidden = parse_cases('check([Case("f()", None), Case("g()", 2.0)])', "t")
+    nothing = AssignmentSpec("n", checks={"t": GradedCheck("t", 1.0, cases, hidden, "", {})})
+    real = autograder.judge.judge
+
+    def judge_failing_on_g(case, outcome):
+        if case.call == "g()":
+            raise OverflowError("int too large to convert to float")
+        return real(case, outcome)
+
+    monkeypatch.setattr(autograder.judge, "judge", judge_failing_on_g)
+    errors = [CaseOutcome(error="raised KeyError: 'x'"), CaseOutcome(value=2.0)]
+    result = judge_exercise(nothing, "t", errors, OK)
+    assert (result.points, result.status) == (0.0, "failed")
+    assert result.message == (
+        "2 of 2 checks failed:\n- f() raised KeyError: 'x'\n- g() returned a value the grader "
+        "could not compare (OverflowError); if you think it is right, ask for a manual grade")
+
+
+def test_a_submission_is_judged_exercise_by_exercise_from_its_own_outcomes(spec):
+    """Kills: judge_submission giving an exercise another's outcomes (or none), a tampered
+    exercise scoring or losing its explanation, tampering reasons run together, or a plain
+    graded submission getting a message."""
+    right = {g: _outcomes(spec, [c.expect for c in check.cases])
+             for g, check in spec.checks.items()}
+    tests, status, message = judge_submission(spec, Plan(), Report(cases=right))
+    assert (status, message) == ("graded", "")
+    assert [(t.grade_id, t.points, t.max_points, t.status) for t in tests] == [
+        (g, c.points, c.points, "passed") for g, c in spec.checks.items()]
+    first, second = list(spec.checks)[:2]
+    plan = Plan(tampered={first: "its test cell was edited", second: "its test cell is gone"})
+    tests, status, message = judge_submission(spec, plan, Report(cases=right))
+    assert status == "tampered"
+    assert message == f"{first}: its test cell was edited; {second}: its test cell is gone"
+    assert tests[0] == TestResult(
+        first, 0.0, spec.checks[first].points, Status.TAMPERED,
+        "its test cell was edited; this exercise scores 0. Restore the test cell from the "
+        "released notebook and submit again.")
+    assert [t.status for t in tests[2:]] == ["passed"] * (len(tests) - 2)
