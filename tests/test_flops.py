@@ -59,3 +59,37 @@ def test_achieved_rate_divides_the_counted_flops_not_the_formula():
     n_params = layers * d * d
     assert rate.flops == 6 * n_params * tokens - 2 * tokens * d * d
     assert rate.flops_per_second == rate.flops / rate.timing.median
+
+
+def test_counts_pass_keyword_arguments_and_name_ops_without_their_overload():
+    """Kills: keyword arguments dropped when counting (a wrong count for ``fn(x, out=...)``-style
+    calls), op names keeping ``.default`` or mangled, and a per-op count that starts at 1."""
+
+    def mm(a, *, b):
+        return a @ b
+
+    a, b = torch.ones(4, 8), torch.ones(8, 2)
+    assert flops.count_flops(mm, a, b=b) == 2 * 4 * 8 * 2
+    assert flops.count_flops_by_op(mm, a, b=b) == {"aten.mm": 2 * 4 * 8 * 2}
+
+
+def test_random_operands_are_the_same_every_call_and_as_asked():
+    """Kills: operands seeded differently between calls (timings would not be comparable),
+    or not on the device and dtype asked for."""
+    a, b = flops.random_matmul_operands(3, 4, 5, dtype=torch.float64, device="meta")
+    assert (a.shape, b.shape, a.dtype, b.dtype) == ((3, 4), (4, 5), torch.float64,
+                                                    torch.float64)
+    assert a.device.type == b.device.type == "meta"
+    a1, b1 = flops.random_matmul_operands(3, 4, 5)
+    a2, b2 = flops.random_matmul_operands(3, 4, 5)
+    assert torch.equal(a1, a2) and torch.equal(b1, b2) and not torch.equal(a1[:, :4], b1[:, :4])
+    generator = torch.Generator().manual_seed(0)
+    assert torch.equal(a1, torch.randn(3, 4, generator=generator))
+    assert torch.equal(b1, torch.randn(4, 5, generator=generator))
+
+
+def test_achieved_rate_passes_its_timer_options():
+    """Kills: achieved_rate ignoring the timing options it is given."""
+    rate = flops.achieved_rate(lambda: None, warmup=0, min_run_time=0.0, min_blocks=2,
+                               max_blocks=2)
+    assert len(rate.timing.times) == 2

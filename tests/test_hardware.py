@@ -238,3 +238,31 @@ def test_mfu_lecture_examples():
 def test_unsupported_dtype_is_a_clear_error():
     with pytest.raises(ValueError, match="no peak-FLOP category"):
         hardware.peak_flops("NVIDIA H100 PCIe", torch.int32)
+
+
+def test_only_cuda_devices_have_a_datasheet_peak(monkeypatch):
+    """Kills: a CUDA device not looked up by its own name and dtype (or never looked up),
+    and CPUs or MPS given a peak."""
+    monkeypatch.setattr(torch.cuda, "get_device_name",
+                        lambda device: {1: "NVIDIA A100-SXM4-40GB"}[torch.device(device).index])
+    assert hardware.device_peak_flops("cuda:1", torch.bfloat16) == 312e12
+    assert hardware.device_peak_flops(torch.device("cuda", 1)) == hardware.peak_flops(
+        "NVIDIA A100-SXM4-40GB", torch.float32)
+    assert hardware.device_peak_flops("cpu") is None
+    assert hardware.device_peak_flops("mps", torch.bfloat16) is None
+
+
+def test_fraction_of_peak_edges():
+    """Kills: a peak below one FLOP/s, or a zero rate, read as undefined."""
+    assert hardware.fraction_of_peak(0.0, 2e12) == 0.0
+    assert hardware.fraction_of_peak(0.25, 0.5) == 0.5
+    assert hardware.fraction_of_peak(-1.0, 2e12) is None
+    assert hardware.fraction_of_peak(1.0, 0.0) is None
+
+
+def test_an_unknown_gpu_name_lists_the_known_ones():
+    """Kills: the KeyError for an unknown name not listing the names that do exist."""
+    with pytest.raises(KeyError) as raised:
+        hardware.gpu("Z9000")
+    names = ", ".join(repr(spec.name) for spec in hardware.GPUS)
+    assert f"known names: {names}" in str(raised.value)

@@ -48,6 +48,7 @@ from autograder.sanitize import (
     sanitize_outputs,
     sanitize_raw,
 )
+from autograder.sanitize.allow import filter_style
 from autograder.sanitize.markup import MARKDOWN_CHARS, TOO_BIG
 
 # ------------------------------------------------------------------ what counts as active
@@ -1161,3 +1162,33 @@ def test_check_html_accepts_its_own_output() -> None:
         clean, removed = check_html(render_markdown(source))
         assert check_html(clean) == (clean, [])
         assert clean_html(clean) == clean
+
+
+@pytest.mark.parametrize("style, result", [
+    ("color: red", ("color: red", False)),
+    (" ; color: red ; ; ", (" ; color: red ; ; ", False)),  # empty declarations are fine
+    ("COLOR : Red", ("COLOR : Red", False)),
+    ("color: \tred\n", ("color: \tred\n", False)),
+    ("color: RGB(1, 2, 3); font-weight: bold", ("color: RGB(1, 2, 3); font-weight: bold", False)),
+    ("color: red; width: 1px", ("color: red", True)),
+    ("width: 1px; COLOR:\tBlue ;", ("color: Blue", True)),
+    ("width: 1px", (None, True)),
+    ("color:", (None, True)),
+    (": red", (None, True)),
+    ("color red", (None, True)),
+    ("color: a:b", (None, True)),
+    ("color: url(x)", (None, True)),
+    ("color: calc(1)", (None, True)),
+    ("color: notrgb(1)", (None, True)),
+    ("color: rgb(1)x(2)", (None, True)),
+    ("color: red\\9", (None, True)),
+    ("color: expression(alert(1))", (None, True)),
+    ("color: rgb(1, 2, 3) url(x)", (None, True)),
+])
+def test_style_keeps_only_allowed_properties_with_plain_values(
+        style: str, result: tuple[str | None, bool]) -> None:
+    """Kills (``allow.filter_style``): declarations split or read wrongly (case, spacing,
+    empty ones), a forbidden property or a value with a function other than the colour ones
+    kept, an all-allowed style rewritten or reported as changed, or a dropped declaration not
+    reported."""
+    assert filter_style(style) == result

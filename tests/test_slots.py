@@ -53,3 +53,37 @@ def test_slots_wrap_round_and_run_out_with_a_clear_error(monkeypatch):
         slots.claim_slot(0)
     for _, lock in held:
         slots.release_slot(lock)
+
+
+def test_the_slot_folder_is_shared_and_lock_files_are_read_only():
+    """Kills: a slot folder other users' graders cannot take slots in (not world-writable
+    and sticky, whatever the umask) and lock files anyone could write to."""
+    import os
+    import stat
+
+    old = os.umask(0o077)
+    try:
+        slot, lock = slots.claim_slot()
+    finally:
+        os.umask(old)
+    assert slot == 0  # from the first slot by default
+    assert stat.S_IMODE(slots.SLOT_DIR.stat().st_mode) == 0o1777
+    assert stat.S_IMODE((slots.SLOT_DIR / "0.lock").stat().st_mode) == 0o444 & ~0o077
+    slots.release_slot(lock)
+
+
+def test_a_slot_whose_lock_file_cannot_be_opened_is_skipped():
+    """Kills: a lock file that cannot be opened (here a folder in its place) ending the search
+    instead of moving on to the next slot."""
+    (slots.SLOT_DIR / "0.lock").mkdir(parents=True)
+    slot, lock = slots.claim_slot(0)
+    assert slot == 1
+    slots.release_slot(lock)
+
+
+def test_an_unusable_slot_folder_says_so(tmp_path, monkeypatch):
+    """Kills: the error for a slot folder that cannot be made losing what and why."""
+    (tmp_path / "file").write_text("")
+    monkeypatch.setattr(slots, "SLOT_DIR", tmp_path / "file" / "slots")
+    with pytest.raises(slots.NoFreeSlot, match=r"^cannot use .*/file/slots for sandbox slots: "):
+        slots.claim_slot()

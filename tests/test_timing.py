@@ -350,3 +350,132 @@ def test_num_threads_applies_while_timing_and_is_restored():
               min_run_time=0.01, min_blocks=1)
     assert seen == {1}
     assert torch.get_num_threads() == before
+
+
+# --- the timer's arithmetic, on a fake clock (deterministic, no sleeping) ------------------------
+
+STEP = 2.0**-10  # seconds one call takes on the fake clock (binary, so sums are exact)
+
+
+class _Clock:
+    """``time.perf_counter`` for the timer; each call of ``work`` advances it by STEP."""
+
+    def __init__(self) -> None:
+        self.now, self.calls = 0.0, 0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def work(self) -> None:
+        self.now += STEP
+        self.calls += 1
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
+    fake = _Clock()
+    monkeypatch.setattr(time, "perf_counter", fake)
+    return fake
+
+
+def test_defaults_warm_up_calibrate_and_measure_as_documented(clock: _Clock) -> None:
+    """Kills: other defaults (3 warm-up calls, 10 ms blocks, 0.2 s measured), a calibration
+    that grows blocks by other than doubling, or a measured total that is not a sum. With
+    ~1 ms calls: 3 warm-up calls, blocks of 1, 2, 4, 8, 16 calls to calibrate, then 13
+    blocks of 16 calls (15.6 ms each) to pass 0.2 s."""
+    timing = benchmark(clock.work, device="cpu", label="fake")
+    assert (timing.label, timing.device, timing.calls_per_block) == ("fake", "cpu", 16)
+    assert timing.times == (STEP,) * 13
+    assert clock.calls == 3 + (1 + 2 + 4 + 8 + 16) + 13 * 16
+
+
+def test_block_and_run_limits_are_reached_exactly(clock: _Clock,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kills: ``<=`` for ``<`` in the calibration or the stopping rule (a block of exactly
+    ``block_time`` is long enough; a total of exactly ``min_run_time`` is enough), and the
+    block and call caps off by one."""
+    timing = benchmark(clock.work, device="cpu", warmup=0, block_time=8 * STEP,
+                       min_run_time=64 * STEP, min_blocks=1)
+    assert (timing.calls_per_block, len(timing.times)) == (8, 8)
+    assert len(benchmark(clock.work, device="cpu", min_run_time=0).times) == 5  # min_blocks
+    assert len(benchmark(clock.work, device="cpu", min_run_time=1e9).times) == 100  # max
+    assert len(benchmark(clock.work, device="cpu", min_run_time=1e9, min_blocks=3,
+                         max_blocks=3).times) == 3
+    monkeypatch.setattr(timing_module, "_MAX_CALLS_PER_BLOCK", 4)
+    assert benchmark(clock.work, device="cpu", block_time=1.0).calls_per_block == 4
+
+
+def test_cuda_blocks_are_timed_by_events_on_the_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kills (``_block_timer`` on CUDA, run here on fake events): events without timing, on
+    another device, not synchronised before reading, the block's calls not all run, or
+    milliseconds not turned into seconds."""
+    now = [0.0]
+    used: list[object] = []
+
+    class Event:
+        def __init__(self, enable_timing: bool = False) -> None:
+            assert enable_timing is True
+            self.at: float | None = None
+
+        def record(self) -> None:
+            self.at = now[0]
+
+        def elapsed_time(self, end: Event) -> float:
+            assert used[-1] == ("synchronize", torch.device("cuda", 1))
+            return (end.at - self.at) * 1e3  # milliseconds, as CUDA gives them
+
+    class DeviceContext:
+        def __init__(self, device: object) -> None:
+            used.append(("device", device))
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    monkeypatch.setattr(torch.cuda, "Event", Event)
+    monkeypatch.setattr(torch.cuda, "device", DeviceContext)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda d: used.append(("synchronize", d)))
+
+    def work() -> None:
+        now[0] += 0.25
+
+    run = timing_module._block_timer(work, torch.device("cuda", 1))
+    assert run(4) == 1.0
+    assert used == [("device", torch.device("cuda", 1)), ("synchronize", torch.device("cuda", 1))]
+
+
+def test_timing_checks_its_fields_and_stores_floats() -> None:
+    """Kills: a Timing with no blocks or no calls accepted (or a changed message), and the
+    times kept as given (a list, ints) instead of a hashable tuple of floats."""
+    with pytest.raises(ValueError, match="^Timing needs at least one measured block$"):
+        Timing("x", (), 1, "cpu")
+    with pytest.raises(ValueError, match="^calls_per_block must be >= 1, got 0$"):
+        Timing("x", (1.0,), 0, "cpu")
+    timing = Timing("x", [1, 2], 1, "cpu")
+    assert timing.times == (1.0, 2.0) and all(type(t) is float for t in timing.times)
+    assert hash(timing) == hash(Timing("x", (1.0, 2.0), 1, "cpu"))
+
+
+def test_bad_benchmark_arguments_name_the_problem() -> None:
+    """Kills: the argument errors losing their explanation, and min_blocks == max_blocks
+    refused."""
+    with pytest.raises(ValueError, match="^warmup must be >= 0, got -1$"):
+        benchmark(lambda: None, device="cpu", warmup=-1)
+    with pytest.raises(ValueError, match="^need 1 <= min_blocks <= max_blocks, got 4, 3$"):
+        benchmark(lambda: None, device="cpu", min_blocks=4, max_blocks=3)
+    with pytest.raises(ValueError, match="^compare needs at least one Timing$"):
+        compare([])
+
+
+def test_compare_aligns_its_table_and_has_no_ratio_to_a_zero_baseline() -> None:
+    """Kills: columns aligned the other way, a missing label not numbered, and a ratio to a
+    baseline of 0 s printed (a division by zero) instead of "n/a"."""
+    a, b = Timing("a", (2e-3,), 1, "cpu"), Timing("", (1e-3, 3e-3), 1, "cpu")
+    assert compare([a, b]).splitlines() == ["label   median      IQR  ratio",
+                                            "a      2.00 ms      0 s   1.00",
+                                            "#1     2.00 ms  3.00 ms   1.00"]
+    zero = Timing("z", (0.0,), 1, "cpu")
+    assert compare([a], baseline=zero).splitlines()[1].split() == ["a", "2.00", "ms", "0",
+                                                                   "s", "n/a"]
