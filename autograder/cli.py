@@ -1,4 +1,4 @@
-"""Check one notebook, grade a class, or regenerate the student notebooks."""
+"""Check one notebook, grade a class, audit the tests, or regenerate the student notebooks."""
 
 from __future__ import annotations
 
@@ -108,6 +108,54 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import replace
+
+    from autograder.audit import AuditError, audit
+    from autograder.audit.report import details, summary_table, to_json
+    from autograder.audit.runner import AUDIT_LIMITS
+    from autograder.course import REPO, assignments, instructor_notebook
+    from autograder.sandbox.bwrap import sandbox_available
+
+    notebooks = []
+    for name in args.notebooks or assignments():
+        path = Path(name)
+        if name in assignments():
+            path = instructor_notebook(name)
+        if path.suffix != ".ipynb" or not path.is_file():
+            print(f"autograder: {name}: neither an instructor notebook (.ipynb) nor one of "
+                  f"this course's assignments ({', '.join(assignments())})", file=sys.stderr)
+            return 2
+        notebooks.append(path)
+    answers = Path(args.answers) if args.answers else REPO / "tests" / "answers"
+    if args.answers and not answers.is_dir():
+        print(f"autograder: --answers {answers}: no such folder", file=sys.stderr)
+        return 2
+    limits = replace(AUDIT_LIMITS, cell_seconds=args.cell_timeout,
+                     memory_bytes=int(args.memory_gb * 2**30))
+    sandboxed, _ = sandbox_available()
+    try:
+        audits = audit(notebooks, answers=answers if answers.is_dir() else None,
+                       jobs=int(args.jobs), limits=limits, sandbox=sandboxed,
+                       only=set(args.exercise) or None)
+    except (AuditError, RuntimeError) as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    if args.json == "-":
+        print(json.dumps(to_json(audits), indent=2))
+    else:
+        print(summary_table(audits))
+        text = details(audits)
+        if text:
+            print(f"\n{text}")
+        if args.json:
+            Path(args.json).write_text(json.dumps(to_json(audits), indent=2) + "\n",
+                                       encoding="utf-8")
+            print(f"\nwrote {args.json}")
+    return 0 if all(a.passed for a in audits) else 1
+
+
 def _release(args: argparse.Namespace) -> int:
     from autograder.release import release
 
@@ -189,6 +237,38 @@ def main(argv: list[str] | None = None) -> int:
                        help="each submission needs a GPU: it runs on workers started with "
                        "--resources GPU=N, and its sandbox sees the GPU devices")
     grade.set_defaults(run=_grade)
+
+    audit = commands.add_parser(
+        "audit", help="plant bugs in the solutions and see whether the tests catch them",
+        description="For each graded solution cell of each instructor NOTEBOOK, make mutants "
+        "(one small change each: an operator, a constant, a dropped term or call, a loop "
+        "bound...) and grade them with the notebook's own checks, hidden ones included. A "
+        "mutant that passes every check is compared with the solution on probe inputs: "
+        "'survived' if it differs on one (shown), 'likely equivalent' if not; an instructor "
+        "marks a real equivalent in the solution cell, between the solution markers: "
+        "'# audit-equivalent: KEY -- why'. Extra probes: '# audit-probe: EXPRESSION'. Known "
+        "answers (--answers) are graded too: each wrong one must lose its points, each right "
+        "one keep them. Exit status 0 when every exercise passes; 1 when a mutant survives "
+        "unmarked, a known answer is misgraded or a mark is stale; 2 when it cannot run.",
+    )
+    audit.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                       help="an assignment name of this repository or the path of an "
+                       "instructor notebook (default: every assignment in solutions/)")
+    audit.add_argument("--exercise", action="append", default=[], metavar="GRADE_ID",
+                       help="audit only this solution cell (repeat for more)")
+    audit.add_argument("--answers", metavar="DIR",
+                       help="known answers: DIR/<assignment>.py defining WRONG and RIGHT, "
+                       "dicts of solution grade_id -> list of replacement cell sources "
+                       "(default: this repository's tests/answers)")
+    audit.add_argument("--json", metavar="FILE",
+                       help="also write the findings as JSON to FILE ('-': only JSON, to stdout)")
+    audit.add_argument("--jobs", type=_positive(int), default=DEFAULT_JOBS,
+                       help=f"notebooks audited side by side (default {DEFAULT_JOBS})")
+    audit.add_argument("--cell-timeout", type=_positive(float), default=5.0, metavar="S",
+                       help="seconds one mutant's cell or check may run (default 5)")
+    audit.add_argument("--memory-gb", type=_positive(float), default=2.0, metavar="GB",
+                       help="memory one mutant may use (default 2)")
+    audit.set_defaults(run=_audit)
 
     release = commands.add_parser(
         "release", help="regenerate the student notebooks in notebooks/ from solutions/",

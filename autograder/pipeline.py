@@ -30,7 +30,7 @@ class Submission:
     note: str = ""  # e.g. graded under another file name
 
 
-def _needs_full_run(report: Report) -> bool:
+def needs_full_run(report: Report) -> bool:
     """A name undefined in the fast run may live in a demo cell the fast plan skipped."""
     return any("NameError" in (outcome.error or "")
                for outcomes in report.cases.values() for outcome in outcomes)
@@ -57,7 +57,7 @@ def run_plan(worker: Worker, plan: Plan) -> Report:
     left a name undefined. The report holds plain values only: no verdicts are made here
     (on a Dask worker this runs far from the answer key)."""
     report = worker.run(plan.fast_steps)
-    if _needs_full_run(report) and plan.full_steps != plan.fast_steps:
+    if needs_full_run(report) and plan.full_steps != plan.fast_steps:
         report = worker.run(plan.full_steps)
     return report
 

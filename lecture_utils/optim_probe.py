@@ -14,6 +14,9 @@ The problem has four float64 parameters in two parameter groups:
   on the others its ``.grad`` is None, so its own step count falls behind the others'.
 
 Two gradients are tiny (about 1e-4), so where ``eps`` sits in a formula shows.
+``probe_groups(no_grad_first=True)`` puts ``c`` and ``d`` first in their groups, so an
+optimizer that stops at a parameter without a gradient (``break`` for ``continue``) misses
+the ones after it.
 """
 
 from __future__ import annotations
@@ -27,13 +30,17 @@ import torch
 
 NAMES = ("a", "b", "d", "c")  # the order of parameters in every result
 _DTYPE = torch.float64
+_NAME = "_probe_name"  # each probe parameter's name, kept on the tensor
 
 
 def _parameters() -> dict[str, torch.Tensor]:
     generator = torch.Generator().manual_seed(7)
     shapes = {"a": (2, 3), "b": (4,), "d": (3,), "c": (2,)}
-    return {name: torch.randn(shape, generator=generator, dtype=_DTYPE).requires_grad_()
-            for name, shape in shapes.items()}
+    params = {name: torch.randn(shape, generator=generator, dtype=_DTYPE).requires_grad_()
+              for name, shape in shapes.items()}
+    for name, tensor in params.items():
+        setattr(tensor, _NAME, name)
+    return params
 
 
 def _loss(p: dict[str, torch.Tensor], step: int) -> torch.Tensor:
@@ -46,22 +53,27 @@ def _loss(p: dict[str, torch.Tensor], step: int) -> torch.Tensor:
     return loss
 
 
-def probe_groups(group1: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def probe_groups(group1: dict[str, Any] | None = None, *,
+                 no_grad_first: bool = False) -> list[dict[str, Any]]:
     """Fresh probe parameters as two parameter groups, to construct an optimizer on:
     group 0 (``a``, ``c``) takes the constructor's settings, group 1 (``b``, ``d``)
-    overrides them with ``group1``. E.g. ``AdamW(probe_groups({"lr": 0.1}), lr=1e-3)``."""
+    overrides them with ``group1``. E.g. ``AdamW(probe_groups({"lr": 0.1}), lr=1e-3)``.
+    ``no_grad_first``: ``c`` and ``d`` (sometimes without a gradient) lead their groups."""
     params = _parameters()
-    return [{"params": [params["a"], params["c"]]},
-            {"params": [params["b"], params["d"]], **(group1 or {})}]
+    groups = [[params["a"], params["c"]], [params["b"], params["d"]]]
+    if no_grad_first:
+        groups = [group[::-1] for group in groups]
+    return [{"params": groups[0]}, {"params": groups[1], **(group1 or {})}]
 
 
 def _params_of(optimizer: torch.optim.Optimizer) -> dict[str, torch.Tensor]:
     groups = optimizer.param_groups
-    if len(groups) != 2 or [len(g["params"]) for g in groups] != [2, 2]:
+    found = {getattr(p, _NAME, None): p for g in groups for p in g["params"]}
+    if len(groups) != 2 or [len(g["params"]) for g in groups] != [2, 2] or \
+            set(found) != set(NAMES):
         raise ValueError("build the optimizer on probe_groups(...): two groups of two "
                          "parameters each")
-    (a, c), (b, d) = groups[0]["params"], groups[1]["params"]
-    return {"a": a, "b": b, "d": d, "c": c}
+    return found
 
 
 def _run(optimizer: torch.optim.Optimizer, steps: int) -> Iterator[list[float]]:

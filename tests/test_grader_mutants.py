@@ -20,7 +20,7 @@ Mutants (file: edit -> test that kills it):
     test_plan.py::test_a_test_cell_with_a_line_added_or_another_type_is_edited
 5.  plan.py: ``unchanged = original is not None`` (or ``normalise(original) in ...``) ->
     test_plan.py::test_a_changed_demo_cell_runs_in_the_fast_plan
-6.  pipeline.py: ``_needs_full_run`` returns False -> here, test_each_submission_scores_what_it_
+6.  pipeline.py: ``needs_full_run`` returns False -> here, test_each_submission_scores_what_it_
     deserves[uses-demo-variable] (the solution uses ``estimate``, set by a demo cell)
 7.  judge.py: a hidden failure's message with ``(expected {case.expect})`` appended ->
     test_judge.py::test_failed_hidden_checks_show_neither_their_call_nor_their_expected_value,
@@ -177,7 +177,7 @@ def batch(course):
 @needs_sandbox
 @pytest.mark.parametrize("student", [*SUBMISSIONS, *LINKED])
 def test_each_submission_scores_what_it_deserves(batch, student):
-    """Kills mutants 6 (``_needs_full_run`` always False: uses-demo-variable loses
+    """Kills mutants 6 (``needs_full_run`` always False: uses-demo-variable loses
     tensor_bytes) and 10 (a linked folder graded: linked-to-classmate would score FULL, and
     linked-to-source would be graded as the instructor notebook, solutions and all)."""
     _, _, records = batch

@@ -87,3 +87,26 @@ def test_uses_torch_optim_restores_torch():
     uses_torch_optim(_Wrapper(probe_groups()))
     assert (torch.optim.AdamW.step, torch.optim.Adam.step, adam.adam) == before
     assert trajectory(torch.optim.AdamW(probe_groups()), steps=2) == expected
+
+
+def test_no_grad_first_changes_the_order_in_each_group_not_the_results():
+    """An optimizer that stops at a parameter without a gradient (``break`` where
+    ``continue`` belongs) is caught only when such a parameter comes first."""
+    groups = probe_groups(no_grad_first=True)
+    assert [[tuple(p.shape) for p in g["params"]] for g in groups] == [[(2,), (2, 3)],
+                                                                      [(3,), (4,)]]
+    plain = trajectory(torch.optim.SGD(probe_groups(), lr=0.1), steps=2)
+    assert trajectory(torch.optim.SGD(groups, lr=0.1), steps=2) == plain
+
+    class StopsAtNoGrad(torch.optim.SGD):
+        @torch.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        break
+                    p.add_(p.grad, alpha=-group["lr"])
+
+    assert trajectory(StopsAtNoGrad(probe_groups(), lr=0.1), steps=2) == plain
+    assert trajectory(StopsAtNoGrad(probe_groups(no_grad_first=True), lr=0.1),
+                      steps=2) != plain

@@ -46,7 +46,7 @@ class Worker:
     """
 
     def __init__(self, limits: Limits | None = None, *, slot: int = 0,
-                 sandbox: bool = True, gpu: bool = False) -> None:
+                 sandbox: bool = True, gpu: bool = False, warmable: bool = False) -> None:
         self.limits = limits or Limits()
         # ``slot`` is a preference: the worker takes the first slot from it that no other
         # worker on this machine holds (``sandbox.slots``), and keeps it until ``close``.
@@ -55,6 +55,10 @@ class Worker:
         self._slot_lock: int | None = None
         self.sandbox = sandbox
         self.gpu = gpu  # the sandbox sees the GPU device files
+        # The audit's workers take ``warm`` cells (trusted instructor code) into the zygote
+        # itself; they are replayed whenever the worker restarts. Grading never sets this.
+        self.warmable = warmable
+        self._warm_steps: list[Step] = []
         self.start_seconds: float | None = None  # how long the last start took
         self.starts = 0
         self._process: subprocess.Popen | None = None
@@ -86,6 +90,8 @@ class Worker:
         runner = [sys.executable, "-P", "-s", "-m", "autograder.sandbox.zygote",
                   "--requests", str(requests), "--reports", str(reports),
                   "--limits", json.dumps(asdict(self.limits))]
+        if self.warmable:
+            runner.append("--warm")
         if self.sandbox:
             scratch = [arg for path in SCRATCH_DIRS for arg in ("--scratch", path)]
             command = sandbox_command(self.limits, self.slot, [*runner, "--sandbox", *scratch],
@@ -141,6 +147,10 @@ class Worker:
             problem = f"the grading {what} did not start: {tail}"
             raise SandboxUnavailable(problem) if self.sandbox else RuntimeError(problem)
         self.start_seconds = time.monotonic() - started
+        if self._warm_steps:
+            report = self._ask("warm", self._warm_steps)
+            if report.status != Status.OK:
+                raise RuntimeError(f"the worker could not be warmed again: {report.message}")
 
     def close(self) -> None:
         """Stop the worker: let the zygote exit on end of input, then kill what is left."""
@@ -249,11 +259,27 @@ class Worker:
     def run(self, steps: list[Step]) -> Report:
         """Run one submission's steps in a fresh child; see the class docstring."""
         check_steps(steps)
+        return self._ask("steps", steps)
+
+    def warm(self, steps: list[Step]) -> Report:
+        """Run cells in the zygote itself, so that every later ``run`` starts from their
+        state (the audit's trusted solutions; a worker made with ``warmable=True`` only).
+        The report lists each cell's error, if any."""
+        if not self.warmable:
+            raise ValueError("this worker was not made warmable")
+        check_steps(steps)
+        if not self.alive():
+            self.start()  # replays the cells warmed so far, not these
+        report = self._ask("warm", steps)
+        self._warm_steps.extend(steps)
+        return report
+
+    def _ask(self, kind: str, steps: list[Step]) -> Report:
         started = time.monotonic()
         if not self.alive():
             self.start()
         deadline = time.monotonic() + self.limits.submission_seconds + GRACE_SECONDS
-        request = (json.dumps({"steps": [step.to_wire() for step in steps]}) + "\n").encode()
+        request = (json.dumps({kind: [step.to_wire() for step in steps]}) + "\n").encode()
         line = self._read_line(deadline) if self._send(request, deadline) else b""
         if line is None:
             self._kill()

@@ -1,4 +1,4 @@
-"""Wrong and right answers of notebooks 02 onwards, one file per assignment.
+"""Wrong and right answers of every notebook, one file per assignment.
 
 ``tests/answers/<assignment>.py`` defines ``WRONG`` and ``RIGHT``, each keyed by the solution
 cell's grade_id (the format of ``wrong_answers.py`` and ``right_answers.py`` without the
