@@ -49,6 +49,7 @@ from autograder.sanitize import (
     sanitize_raw,
 )
 from autograder.sanitize.allow import filter_style
+from autograder.sanitize.urls import image_problem, public_host
 from autograder.sanitize.markup import MARKDOWN_CHARS, TOO_BIG
 
 # ------------------------------------------------------------------ what counts as active
@@ -1192,3 +1193,100 @@ def test_style_keeps_only_allowed_properties_with_plain_values(
     kept, an all-allowed style rewritten or reported as changed, or a dropped declaration not
     reported."""
     assert filter_style(style) == result
+
+
+def test_a_harmless_notebook_keeps_its_cells_metadata_outputs_and_counts() -> None:
+    """Kills (``sanitize_notebook``): a cell's harmless metadata, nbgrader metadata of a
+    known grade id, outputs or execution count (0 included) dropped; a raw cell's format
+    lost; the notebook's kernel dropped; the released markdown's own heading ids prefixed;
+    or a removal reported with its parts run together."""
+    grade = {"grade": True, "grade_id": "q1", "locked": True, "points": 1,
+             "schema_version": 3, "solution": False, "task": False}
+    cells = [
+        nbformat.v4.new_markdown_cell("# Title\n\nsome *text*",
+                                      metadata={"tags": ["intro"], "editable": False}),
+        nbformat.v4.new_code_cell("x = 1", execution_count=0, metadata={"nbgrader": grade},
+                                  outputs=[nbformat.v4.new_output("stream", text="hi\n")]),
+        nbformat.v4.new_code_cell("y", execution_count=7,
+                                  metadata={"jupyter": {"source_hidden": True}}),
+        nbformat.v4.new_raw_cell("plain", metadata={"raw_mimetype": "text/plain"}),
+        nbformat.v4.new_markdown_cell("<script>x</script><img src=x onerror=alert(1)>"),
+    ]
+    notebook = nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    expected = copy.deepcopy(notebook)
+    removed = sanitize_notebook(notebook, grade_ids={"q1"},
+                                released=["# Title\n\nsome *text*"])
+    assert notebook.metadata == expected.metadata
+    for got, want in zip(notebook.cells[:4], expected.cells):
+        assert (got.cell_type, got.source, got.metadata) == (want.cell_type, want.source,
+                                                             want.metadata)
+        assert (got.get("outputs"), got.get("execution_count")) == (
+            want.get("outputs"), want.get("execution_count"))
+    assert removed == {notebook.cells[4].id: "a <script> element, a relative URL in <img src>, "
+                                             "the onerror attribute of <img>"}
+    assert (notebook.nbformat, notebook.nbformat_minor) == (4, 5)
+    nbformat.validate(notebook)
+
+
+def test_outputs_keep_their_kind_and_get_empty_fields_where_they_had_none() -> None:
+    """Kills (``sanitize_outputs``): stderr turned into stdout (or an odd stream name kept),
+    a missing text or error field becoming something other than empty, a traceback that is
+    not a list kept, or execute_result losing its execution_count (then not a valid
+    output); and something that is not a list of outputs read as one."""
+    outputs = sanitize_outputs([
+        {"output_type": "stream", "name": "stderr", "text": "e"},
+        {"output_type": "stream", "name": "stdin"},
+        {"output_type": "error"},
+        {"output_type": "error", "traceback": "tb", "ename": "E", "evalue": "v"},
+        {"output_type": "execute_result", "data": {"text/plain": "1"}},
+        {"output_type": "display_data", "data": {"text/plain": "2"}},
+    ])
+    assert outputs == [
+        {"output_type": "stream", "name": "stderr", "text": "e"},
+        {"output_type": "stream", "name": "stdout", "text": ""},
+        {"output_type": "error", "ename": "", "evalue": "", "traceback": []},
+        {"output_type": "error", "ename": "E", "evalue": "v", "traceback": []},
+        {"output_type": "execute_result", "metadata": {}, "data": {"text/plain": "1"},
+         "execution_count": None},
+        {"output_type": "display_data", "metadata": {}, "data": {"text/plain": "2"}},
+    ]
+    cell = nbformat.v4.new_code_cell("x", outputs=outputs)
+    nbformat.validate(nbformat.v4.new_notebook(cells=[cell]))
+    assert sanitize_outputs({"output_type": "stream", "text": "x"}) == []
+
+
+def test_the_note_cell_says_what_was_removed_one_item_a_line() -> None:
+    """Kills: the note's wording, its items run together, or quotes escaped (they show as
+    ``&quot;`` in markdown) while markup is not."""
+    assert note_cell(['cell 1: an "odd" <b> & it', "two"]).source == (
+        "**Note from the grader:** it removed content that could run in a browser from this "
+        "copy of the submission (this does not change the score):\n\n"
+        '- cell 1: an "odd" &lt;b&gt; &amp; it\n- two')
+
+
+@pytest.mark.parametrize("url, host", [
+    ("https://Example.ORG./x", "example.org"),  # case and the final dot do not matter
+    ("https://a.b.c.museum.", "a.b.c.museum"),
+    ("https://123.example.com", "123.example.com"),
+    ("https://123.x", "123.x"),  # only a number at the end makes an IPv4 address
+    ("https://x.123", None), ("https://x.0x1f", None), ("https://a.b.127", None),
+])
+def test_public_host_reads_the_host_as_a_browser_does(url: str, host: str | None) -> None:
+    """Kills: a final dot cut wrongly or kept, and another label than the last taken for
+    the one that makes a host an IPv4 address."""
+    assert public_host(url) == host
+
+
+@pytest.mark.parametrize("url, problem", [
+    ("http://img.example.org/x.png", None), ("HTTPS://img.example.org/x.png", None),
+    ("http://other.org/x.png", "an image from the web (other.org)"),
+    ("HTTP://10.0.0.1/x", "an image from a local or private address"),
+    ("https://localhost/x", "an image from a local or private address"),
+    ("javascript:x", "a javascript: URL in <img src>"),
+    ("x.png", "a relative URL in <img src>"),
+])
+def test_image_problem_names_what_is_wrong_with_an_image(url: str, problem: str | None) -> None:
+    """Kills: http images treated as another scheme, and the reasons (shown to the
+    instructor in the note) changed."""
+    assert image_problem(url, {"img.example.org"}) == problem
