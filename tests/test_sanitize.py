@@ -49,8 +49,8 @@ from autograder.sanitize import (
     sanitize_raw,
 )
 from autograder.sanitize.allow import filter_style
-from autograder.sanitize.urls import image_problem, public_host
 from autograder.sanitize.markup import MARKDOWN_CHARS, TOO_BIG
+from autograder.sanitize.urls import image_problem, public_host
 
 # ------------------------------------------------------------------ what counts as active
 
