@@ -350,3 +350,34 @@ def test_threads_counted_on_every_worker_and_only_gpu_ones_for_gpu_tasks():
         _wait_for_threads(no_gpu, gpu=True, seconds=0)
     with pytest.raises(GradeError, match="^no Dask worker joined the scheduler in 0 s"):
         _wait_for_threads(_Client({}), gpu=False, seconds=0)
+
+
+def test_refusals_tell_the_instructor_what_to_do_and_tls_uses_the_files_given():
+    """Kills: the refusals' explanations changed or cut (they are all an instructor sees of
+    a refused address), and a TLS link built without the client's certificate or key, or
+    without requiring encryption."""
+    security = security_for(ClusterOptions(scheduler="tls://grader:8786", tls_ca_file="/c/ca",
+                                           tls_cert="/c/cert", tls_key="/c/key"))
+    assert (security.tls_ca_file, security.tls_client_cert, security.tls_client_key,
+            security.require_encryption) == ("/c/ca", "/c/cert", "/c/key", True)
+    refusals = {
+        ClusterOptions(scheduler="tls://g:1", tls_ca_file="a"):
+            "tls://g:1: a TLS scheduler needs --tls-ca-file, --tls-cert and --tls-key (the CA "
+            "that signed the cluster's certificates, and this client's certificate and key); "
+            "see the README's 'Grading on a cluster'",
+        ClusterOptions(scheduler="ucx://g:1"):
+            "ucx://g:1: unsupported scheduler address; use tls://HOST:PORT (or "
+            "tcp://127.0.0.1:PORT for a scheduler on this machine)",
+        ClusterOptions(scheduler="tcp://127.0.0.1:1", tls_key="k"):
+            "tcp://127.0.0.1:1: --tls-* options given for a plain tcp:// address; did you "
+            "mean tls://?",
+        ClusterOptions(scheduler="tcp://10.1.1.1:1"):
+            "tcp://10.1.1.1:1: refusing plain TCP to another machine: anyone who can reach "
+            "that port can run code on the cluster and read what it grades. Start the "
+            "scheduler and workers with TLS certificates and use tls://..., or pass "
+            "--allow-plain-tcp on a network you fully control",
+    }
+    for options, message in refusals.items():
+        with pytest.raises(GradeError) as refused:
+            security_for(options)
+        assert str(refused.value) == message

@@ -180,3 +180,32 @@ def test_a_changed_demo_cell_runs_in_the_fast_plan(tmp_path, spec, change):
     assert edited.source in fast
     assert [d.source for d in demos if d.source in fast] == [edited.source]
     assert plan.tampered == {}
+
+
+def test_the_full_plan_runs_every_code_cell_as_submitted_in_order(tmp_path, spec):
+    """Kills: the full plan (the rerun for a solution that needs a demo cell) running other
+    sources than the submission's code cells, or not all of them; and the cases of each
+    exercise evaluated somewhere else than at its test cell."""
+    notebook = _solution()
+    path = _write(tmp_path, notebook)
+    expected = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        gid = grade_id_of(cell)
+        if gid in spec.checks:
+            expected.append({"cases": gid, "calls": [c.call for c in spec.checks[gid].cases]})
+        else:
+            expected.append({"cell": "".join(cell.source)})
+    assert _wire(plan_submission(path, spec).full_steps) == expected
+
+
+def test_the_size_limit_applies_to_the_submission(tmp_path, spec):
+    """Kills: plan_submission reading the file without the caps it was given (a huge
+    notebook would be read whole into the coordinator's memory)."""
+    from autograder.limits import Limits
+
+    path = _write(tmp_path, _solution())
+    with pytest.raises(InvalidSubmission):
+        plan_submission(path, spec, Limits(notebook_bytes=path.stat().st_size - 1))
+    assert plan_submission(path, spec, Limits(notebook_bytes=path.stat().st_size)).tampered == {}
