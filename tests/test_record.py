@@ -17,6 +17,7 @@ from support.submissions import perfect_submission, with_answer
 
 from autograder.protocol import Status
 from autograder.record import (
+    load_record,
     record_path,
     save_grades,
     write_autograded,
@@ -275,3 +276,37 @@ def test_gradebook_gets_each_score_and_flags_what_needs_a_human(tmp_path: Path) 
     save_grades(book, result, "nb", None)
     assert book.calls[1] == ("submission", A, "ada", {})
     assert [g.needs_manual_grade for g in book.grades.values()] == [False, True, False]
+
+
+# --- record files ---------------------------------------------------------------------------------
+
+def test_a_record_holds_its_fingerprint_and_reads_as_indented_json(tmp_path: Path) -> None:
+    """Kills: the fingerprint (what lets a rerun skip a graded submission) missing or under
+    another key, and a record that is not the result's JSON, indented by 2, newline-ended."""
+    result = _result("bo", Status.GRADED, (1, 2, 4))
+    path = record_path(tmp_path, A, "bo")
+    write_record(path, result, "abc123")
+    assert load_record(path) == {**result.to_json(), "fingerprint": "abc123"}
+    assert path.read_text(encoding="utf-8") == json.dumps(
+        {**result.to_json(), "fingerprint": "abc123"}, indent=2) + "\n"
+    assert load_record(tmp_path / "missing.json") is None
+    (tmp_path / "bad.json").write_text("{")
+    assert load_record(tmp_path / "bad.json") is None
+
+
+def test_odd_ids_get_a_readable_part_and_the_whole_hash() -> None:
+    """Kills: an empty id written as the hidden file ``.json``; a readable part that strips
+    more than leading ``-``, ``.`` and spaces, or is cut at other than 100 bytes; and a hash
+    of other than 32 hex digits (names must stay the same from run to run)."""
+    import hashlib
+
+    def expected(student: str, readable: str) -> str:
+        digest = hashlib.sha256(student.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        return f"{readable}~{digest}.json"
+
+    folder = Path("c")
+    assert record_path(folder, A, "").name == expected("", "id")
+    assert record_path(folder, A, "-Xavier.").name == expected("-Xavier.", "Xavier.")
+    assert record_path(folder, A, " .-X\n").name == expected(" .-X\n", "X")
+    long = "a" * 200 + "\n"
+    assert record_path(folder, A, long).name == expected(long, "a" * 100)
