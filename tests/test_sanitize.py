@@ -48,8 +48,8 @@ from autograder.sanitize import (
     sanitize_outputs,
     sanitize_raw,
 )
-from autograder.sanitize.allow import filter_style
-from autograder.sanitize.markup import MARKDOWN_CHARS, TOO_BIG
+from autograder.sanitize.allow import filter_classes, filter_style
+from autograder.sanitize.markup import MARKDOWN_CHARS, TOO_BIG, as_text
 from autograder.sanitize.urls import image_problem, public_host
 
 # ------------------------------------------------------------------ what counts as active
@@ -1290,3 +1290,53 @@ def test_image_problem_names_what_is_wrong_with_an_image(url: str, problem: str 
     """Kills: http images treated as another scheme, and the reasons (shown to the
     instructor in the note) changed."""
     assert image_problem(url, {"img.example.org"}) == problem
+
+
+SUBTYPE_80 = "p" + ("-A" + "b" * 30) * 2 + "-A" + "b" * 13  # a pygments sub-type, 80 chars
+
+
+@pytest.mark.parametrize("tag, value, result", [
+    ("span", "k", ("k", False)),
+    ("span", " k  n\t", (" k  n\t", False)),  # kept as written
+    ("span", "", ("", False)),
+    ("span", "p p-Indicator", ("p p-Indicator", False)),
+    ("span", SUBTYPE_80, (SUBTYPE_80, False)),
+    ("span", SUBTYPE_80 + "b", (None, True)),  # 81 characters: too long
+    ("span", "k evil", ("k", True)),
+    ("span", "evil", (None, True)),
+    ("div", "highlight", ("highlight", False)),
+    ("div", "k", (None, True)),
+    ("div", "p-Indicator", (None, True)),  # sub-types only on <span>
+    ("p", "x", (None, True)),
+    ("a", "anchor-link", ("anchor-link", False)),
+])
+def test_class_names_are_those_the_renderer_writes_on_that_element(
+        tag: str, value: str, result: tuple[str | None, bool]) -> None:
+    """Kills (``allow.filter_classes``): a class kept on an element the renderer does not
+    put it on, a pygments sub-type allowed off <span> or past 80 characters, names split
+    or rejoined wrongly, or a removal not reported (or a kept list reported as changed)."""
+    assert filter_classes(tag, value) == result
+
+
+def test_markup_too_big_to_check_is_shown_as_exactly_its_text() -> None:
+    """Kills: the plain-text fallback escaping quotes (they would show as ``&quot;``) or
+    not escaping markup, and an own-ids policy used for a student's cell."""
+    deep = "<div>" * 300 + "x \"q\" & 'a'"
+    clean, removed = check_html(deep)
+    assert clean == "<pre>" + "&lt;div&gt;" * 300 + "x \"q\" &amp; 'a'</pre>"
+    assert removed == [TOO_BIG]
+    assert clean_html(deep) == clean
+    assert clean_html('<h2 id="a">x</h2>') == '<h2 id="user-content-a">x</h2>'
+    assert check_html('<h2 id="a">x</h2>') == ('<h2 id="user-content-a">x</h2>', [])
+    assert check_html('<h2 id="a">x</h2>', own_ids=True) == ('<h2 id="a">x</h2>', [])
+
+
+def test_markup_a_browser_would_repair_is_reported_as_malformed_and_as_text_keeps_quotes(
+        ) -> None:
+    """Kills: malformed markup (which a browser repairs in its own way) not reported, or
+    reported for well-formed markup; and the plain-text view escaping quotes."""
+    assert check_html("<b>x") == ("<b>x</b>", ["malformed HTML"])
+    assert check_html("</b>x") == ("x", ["malformed HTML"])
+    assert check_html("<b>x</b> a < b") == ("<b>x</b> a < b", [])
+    assert check_html("<!-- c --><b>x") == ("<b>x</b>", ["an HTML comment"])
+    assert as_text('a "q" <b>') == '<div>\n<pre>a "q" &lt;b&gt;</pre>\n</div>'
