@@ -1340,3 +1340,62 @@ def test_markup_a_browser_would_repair_is_reported_as_malformed_and_as_text_keep
     assert check_html("<b>x</b> a < b") == ("<b>x</b> a < b", [])
     assert check_html("<!-- c --><b>x") == ("<b>x</b>", ["an HTML comment"])
     assert as_text('a "q" <b>') == '<div>\n<pre>a "q" &lt;b&gt;</pre>\n</div>'
+
+
+def test_attachments_and_metadata_keep_exactly_the_plain_parts() -> None:
+    """Kills: attachments' removals misnamed or stopping at the first bad one, base64 not
+    validated (or whitespace in it refused); a codemirror mode or hidden-output flag
+    dropped, or an odd one kept; a 0-point or markdown nbgrader cell losing its fields."""
+    kept, removed = sanitize_attachments({
+        "a.png": {"image/png": "iVBO Rw0K\nGgo="}, 1: {}, "b": "x",
+        "c": {"text/html": "x", 3: "y", "image/png": "not base64!"},
+        "d": {"image/gif": "R0lG"}})
+    assert kept == {"a.png": {"image/png": "iVBO Rw0K\nGgo="}, "d": {"image/gif": "R0lG"}}
+    assert removed == ["an attachment", "an attachment of type image/png",
+                       "an attachment of type text/html", "an attachment of type unknown"]
+    assert sanitize_attachments(["x"]) == ({}, ["attachments"])
+    assert sanitize_attachments(None) == sanitize_attachments({}) == ({}, [])
+
+    def mode(value: Any) -> Any:
+        meta = {"language_info": {"name": "python", "codemirror_mode": value}}
+        return sanitize_notebook_metadata(meta)["language_info"].get("codemirror_mode")
+
+    assert mode("ipython") == "ipython"
+    assert mode("<b>") is None
+    assert mode({"name": "ipython", "version": 3, "x": 1, "y": "a"}) == {"name": "ipython",
+                                                                        "version": 3}
+    assert mode({"name": "<b>", "version": "<i>"}) == {}
+    meta = sanitize_cell_metadata({
+        "jupyter": {"source_hidden": True, "outputs_hidden": False, "x": True},
+        "nbgrader": {"grade_id": "q", "points": 0, "cell_type": "markdown"}})
+    assert meta == {"jupyter": {"source_hidden": True, "outputs_hidden": False},
+                    "nbgrader": {"grade_id": "q", "points": 0, "cell_type": "markdown"}}
+
+
+def test_notes_stop_at_twelve_kinds_and_links_say_why_they_went() -> None:
+    """Kills: the note list not capped at 12 kinds then "more of the like" (or a kind
+    repeated), a mailto link or an upper-case HTTP scheme judged as something else, a
+    relative link's reason, and notes numbered from other than 1 by default."""
+    tags = ["script", "style", "iframe", "object", "embed", "form", "svg", "math", "template",
+            "noscript", "textarea", "select", "button", "video", "audio", "canvas"]
+    _, removed = sanitize_raw("".join(f"<{t}>x</{t}><{t}>y</{t}>" for t in tags))
+    assert removed == [f"a <{t}> element" for t in tags[:12]] + ["more of the like"]
+    clean, removed = sanitize_raw('<a href="mailto:a@b.org">m</a><a href="HTTP://localhost/">'
+                                  'l</a><a href="x.html">r</a><a href="HTTPS://example.com/">'
+                                  'w</a>')
+    assert clean == ('<a href="mailto:a@b.org">m</a><a>l</a><a>r</a>'
+                     '<a href="HTTPS://example.com/">w</a>')
+    assert removed == ["a link to a local or private address", "a relative URL in <a href>"]
+    cells = [nbformat.v4.new_markdown_cell("a"), nbformat.v4.new_markdown_cell("b")]
+    assert numbered_notes({cells[1].id: "x"}, cells) == ["cell 2: x"]
+
+
+def test_new_cell_ids_are_eight_hex_digits() -> None:
+    """Kills: made-up cell ids of another form (nbformat's own are 8 hex digits)."""
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x")] * 3)
+    for cell in notebook.cells:
+        cell.id = "same"
+    sanitize_notebook(notebook)
+    ids = [cell.id for cell in notebook.cells]
+    assert ids[0] == "same" and len(set(ids)) == 3
+    assert all(re.fullmatch(r"[0-9a-f]{8}", i) for i in ids[1:])
