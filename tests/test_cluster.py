@@ -381,3 +381,67 @@ def test_refusals_tell_the_instructor_what_to_do_and_tls_uses_the_files_given():
         with pytest.raises(GradeError) as refused:
             security_for(options)
         assert str(refused.value) == message
+
+
+def test_the_sandbox_pool_keeps_one_warm_sandbox_per_thread_and_returns_each(monkeypatch):
+    """Kills (``SandboxPool``): a sandbox per worker of another number, limits or GPU
+    access; a sandbox not returned to the pool after a run (the next task would wait for
+    ever) or after a failed one; the pool pickled with its sandboxes (it is sent to every
+    worker); or sandboxes left running at teardown."""
+    import pickle
+    from types import SimpleNamespace
+
+    from autograder import cluster
+    from autograder.limits import Limits
+    from autograder.plan import Plan
+    from autograder.protocol import Report, Status
+
+    limits = Limits(cell_seconds=7)
+    pool = cluster.SandboxPool(limits, sandbox=False, gpu=True, name="run-1")
+    copy = pickle.loads(pickle.dumps(pool))
+    assert (copy.limits, copy.sandbox, copy.gpu, copy.name, copy.free) == (
+        limits, False, True, "run-1", None)
+    copy.setup(SimpleNamespace(state=SimpleNamespace(nthreads=3)))
+    sandboxes = list(copy.free.queue)
+    assert [s.preferred_slot for s in sandboxes] == [0, 1, 2]
+    assert all(s.limits == limits and s.gpu and not s.sandbox for s in sandboxes)
+    assert pickle.loads(pickle.dumps(copy)).free is None
+
+    ran = []
+
+    def run_plan(sandbox, plan):
+        ran.append((sandbox, plan))
+        if plan.tampered:
+            raise RuntimeError("the sandbox broke")
+        return Report(Status.OK, "ran")
+
+    monkeypatch.setattr(cluster, "run_plan", run_plan)
+    plan = Plan()
+    assert copy.run(plan) == Report(Status.OK, "ran")
+    with pytest.raises(RuntimeError):
+        copy.run(Plan(tampered={"q": "edited"}))
+    assert ran[0] == (sandboxes[0], plan) and ran[1][0] is sandboxes[1]
+    assert sorted(map(id, copy.free.queue)) == sorted(map(id, sandboxes))  # all back
+    closed = []
+    for sandbox in sandboxes:
+        monkeypatch.setattr(sandbox, "close", lambda s=sandbox: closed.append(s))
+    copy.teardown(None)
+    assert closed == [sandboxes[2], sandboxes[0], sandboxes[1]] and copy.free.empty()
+    with pytest.raises(AssertionError, match="not set up"):
+        cluster.SandboxPool(limits, False, False, "x").run(plan)
+
+
+def test_a_task_runs_in_this_runs_sandboxes_and_names_its_worker(monkeypatch):
+    """Kills (``run_task``): a task run by another run's plugin, or its worker misnamed in
+    the summary."""
+    from types import SimpleNamespace
+
+    from autograder import cluster
+    from autograder.plan import Plan
+
+    plan = Plan()
+    plugins = {"mine": SimpleNamespace(run=lambda p: ("report", p)),
+               "other": SimpleNamespace(run=lambda p: ("wrong", p))}
+    monkeypatch.setattr(cluster, "get_worker",
+                        lambda: SimpleNamespace(plugins=plugins, name=7))
+    assert cluster.run_task("mine", plan) == (("report", plan), "7")
