@@ -110,6 +110,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 def _audit(args: argparse.Namespace) -> int:
     import json
+    import time
     from dataclasses import replace
 
     from autograder.audit import AuditError, audit
@@ -135,6 +136,7 @@ def _audit(args: argparse.Namespace) -> int:
     limits = replace(AUDIT_LIMITS, cell_seconds=args.cell_timeout,
                      memory_bytes=int(args.memory_gb * 2**30))
     sandboxed, _ = sandbox_available()
+    started = time.monotonic()
     try:
         audits = audit(notebooks, answers=answers if answers.is_dir() else None,
                        jobs=int(args.jobs), limits=limits, sandbox=sandboxed,
@@ -146,6 +148,9 @@ def _audit(args: argparse.Namespace) -> int:
         print(json.dumps(to_json(audits), indent=2))
     else:
         print(summary_table(audits))
+        made = sum(len(a.mutants) for a in audits)
+        print(f"\n{made} mutants of {len(audits)} exercise(s) graded in "
+              f"{time.monotonic() - started:.0f} s")
         text = details(audits)
         if text:
             print(f"\n{text}")

@@ -1,9 +1,12 @@
 """Every way of being right scores full marks; every plausible way of being wrong loses
 exactly its exercise, when graded by `python -m autograder grade` (the instructor's command).
 
-`test_nbgrader_grading.py` proves the wrong answers against stock nbgrader; here the same
-wrong answers and the differently-written correct ones of `right_answers.py` go through this
-project's grader, one batch per assignment. Both graders judge with `lecture_utils.checks`.
+`test_nbgrader_grading.py` proves wrong answers against stock nbgrader; here the
+differently-written correct ones of `right_answers.py`, and the first wrong answer of each
+exercise, go through this project's grader, one batch per assignment. Every wrong answer is
+graded by `python -m autograder audit` too (`test_audit_course.py`), with the same judge but
+not through `grade`'s whole batch, which is what this file adds: the plans, the gradebook
+and "exactly its exercise", the other exercises keeping their points.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ def _grade(assignment: str, tmp_path_factory) -> tuple:
     answers = {}  # student → (grade_id, right?)
     for kind, table in (("right", RIGHT_ANSWERS), ("wrong", WRONG_ANSWERS)):
         for grade_id, sources in table.get(assignment, {}).items():
-            for i, source in enumerate(sources):
+            for i, source in enumerate(sources if kind == "right" else sources[:1]):
                 student = f"{kind}-{grade_id}-{i}"
                 course.submit(student, assignment, with_answer(perfect, grade_id, source))
                 answers[student] = (grade_id, kind == "right")

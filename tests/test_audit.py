@@ -204,9 +204,9 @@ def test_a_weak_check_is_reported_with_its_survivor_and_the_input_that_tells(aud
         assert verdicts[key]["verdict"] == "survived", verdicts[key]
         assert key in run.stdout  # listed for the instructor, with what to do
     # each is shown with a probe (a case's input, moved) on which it differs from w * h
-    assert "area(1, 2): the solution gives 2, the mutant returned 0.5" in \
+    assert "area(1, 2): the solution gives 2; the mutant returned 0.5" in \
         verdicts["swap-op: return w * h -> return w / h"]["detail"]
-    assert "area(1, 2): the solution gives 2, the mutant returned 1" in \
+    assert "area(1, 2): the solution gives 2; the mutant returned 1" in \
         verdicts["drop-operand: return w * h -> return w"]["detail"]
     assert exercise["passed"] is False and exercise["score"] == 0
     assert run.returncode == 1, run.stderr  # an unmarked survivor fails the audit

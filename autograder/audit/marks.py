@@ -28,7 +28,7 @@ from autograder.spec import GradedCheck, parse
 
 _MARK = re.compile(r"^\s*#\s*audit-(probe|equivalent)\s*:\s*(.*?)\s*$")
 _EQUIVALENT = re.compile(r"^(.*?)\s+--\s+(.+)$")
-GENERATED_PROBES = 24  # most probes made from one exercise's checks
+GENERATED_PROBES = 32  # most probes made from one exercise's checks
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,8 @@ def _moved(value: object) -> list[object]:
 
 
 def generated_probes(check: GradedCheck, limit: int = GENERATED_PROBES) -> list[Probe]:
-    """Calls like the checks', with one number in each moved (one case at a time, in
-    turn, so every case gets some), at most ``limit`` of them."""
+    """Calls like the checks', with one number in each moved: the cases take turns, and
+    within a case every number is moved once before any is moved again; at most ``limit``."""
     per_case: list[list[Probe]] = []
     for case in check.cases:
         try:
@@ -120,12 +120,14 @@ def generated_probes(check: GradedCheck, limit: int = GENERATED_PROBES) -> list[
             continue
         constants = [node for node in ast.walk(tree) if isinstance(node, ast.Constant)
                      and isinstance(node.value, int | float)]
+        # every number moved once before any is moved twice
+        moves = [(rank, node, value) for node in constants
+                 for rank, value in enumerate(_moved(node.value))]
+        moves.sort(key=lambda move: move[0])  # stable: numbers stay in order within a rank
         probes = []
-        for node in constants:
-            original = node.value
-            for value in _moved(original):
-                node.value = value
-                probes.append(Probe(ast.unparse(tree), case.rel, case.abs))
+        for _, node, value in moves:
+            original, node.value = node.value, value
+            probes.append(Probe(ast.unparse(tree), case.rel, case.abs))
             node.value = original
         per_case.append(probes)
     chosen: list[Probe] = []

@@ -20,6 +20,7 @@ and ``sandbox.worker``.
 from __future__ import annotations
 
 import re
+import reprlib
 import runpy
 import time
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ from autograder.sandbox.worker import Worker
 from autograder.spec import AssignmentSpec, load_spec, needed_for_grading
 from lecture_utils.checks import Case, Outcome, judge
 
+_SHORT = reprlib.Repr()  # a value in a report line: a few items, a few levels
+_SHORT.maxlist, _SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 4, 2, 60, 60
 PROBES = "__audit_probes__"  # the grade_id the probes are evaluated under
 # A mutant is instructor code with one slip: far tighter limits than a student's suffice
 # (a loop bound pushed past its end may still spin or allocate).
@@ -121,7 +124,7 @@ def _differs(probe: Probe, solution: CaseOutcome, mutant: CaseOutcome) -> str | 
     if solution.error is not None:
         if mutant.error is None:
             return f"the solution raises ({solution.error[:120]}), the mutant returns " \
-                   f"{mutant.value!r:.120}"
+                   f"{_SHORT.repr(mutant.value)}"
         if _error_name(solution.error) != _error_name(mutant.error):
             return f"the solution {solution.error[:120]}, the mutant {mutant.error[:120]}"
         return None
@@ -129,7 +132,7 @@ def _differs(probe: Probe, solution: CaseOutcome, mutant: CaseOutcome) -> str | 
                     Outcome(value=mutant.value, error=mutant.error))
     if message is None:
         return None
-    return (f"{probe.call}: the solution gives {solution.value!r:.200}, the mutant "
+    return (f"{probe.call}: the solution gives {_SHORT.repr(solution.value)}; the mutant "
             f"{message.removeprefix(probe.call).strip()[:300]}")
 
 
