@@ -137,12 +137,13 @@ def _cell(kind: str, source: str, grade_id: str, points: int = 0) -> nbformat.No
     return cell
 
 
-def _notebook(folder: Path, name: str, solution: str, cases: str) -> Path:
+def _notebook(folder: Path, name: str, solution: str, cases: str,
+              grade_id: str = "area") -> Path:
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [
         nbformat.v4.new_code_cell("from lecture_utils.checks import Case, check"),
-        _cell("solution", solution, "area"),
-        _cell("test", f"check([\n{cases}\n])", "test_area", points=2),
+        _cell("solution", solution, grade_id),
+        _cell("test", f"check([\n{cases}\n])", f"test_{grade_id}", points=2),
     ]
     path = folder / f"{name}.ipynb"
     nbformat.write(notebook, path)
@@ -154,6 +155,14 @@ def _audit(*args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=300)
 
 
+COUNTDOWN = ("def countdown(n):\n"
+             "    ### BEGIN SOLUTION\n"
+             "    count = 0\n"
+             "    while n > 0:\n"
+             "        n -= 1\n"
+             "        count += 1\n"
+             "    return count\n"
+             "    ### END SOLUTION\n")
 UNIT_SQUARE = '    Case("area(1, 1)", 1, "a unit square"),'
 STRONG = UNIT_SQUARE + '\n    Case("area(3, 5)", 15, "w times h, not w plus h"),\n' \
     '    Case("area(2, 7)", 14, "not w to the power h"),'
@@ -176,6 +185,8 @@ def audited(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict[str, di
     stale = AREA.replace("    return", "    # audit-equivalent: swap-op: return w * h -> "
                          "return w / h -- a wrong mark\n    return")
     _notebook(folder, "stale_mark", stale, STRONG)
+    _notebook(folder, "countdown_loop", COUNTDOWN, '    Case("countdown(3)", 3, "three steps"),',
+              grade_id="countdown")
     answers = folder / "answers"
     answers.mkdir()
     (answers / "strong_three_checks.py").write_text(
@@ -184,7 +195,7 @@ def audited(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict[str, di
         'RIGHT = {"area": ["def area(w, h):\\n    return h * w\\n"]}\n')
     report = folder / "audit.json"
     run = _audit(*sorted(str(p) for p in folder.glob("*.ipynb")), "--answers", str(answers),
-                 "--json", str(report))
+                 "--json", str(report), "--cell-timeout", "1")
     exercises = json.loads(report.read_text())["exercises"]
     return run, {e["notebook"]: e for e in exercises}
 
@@ -243,6 +254,16 @@ def test_a_mark_naming_no_survivor_fails_the_audit(audited):
     assert exercises["stale_mark"]["passed"] is False
     assert any("names no surviving mutant" in p for p in exercises["stale_mark"]["problems"])
     assert "names no surviving mutant" in run.stdout
+
+
+@pytest.mark.slow
+def test_a_mutant_that_never_ends_is_stopped_and_counts_as_killed(audited):
+    _, exercises = audited
+    verdicts = _verdicts(exercises["countdown_loop"])
+    endless = verdicts["swap-op: n -= 1 -> n += 1"]
+    assert endless["verdict"] == "killed"
+    assert endless["detail"].startswith("timeout:") and "timed out after 1 s" in \
+        endless["detail"], endless
 
 
 def test_a_path_that_is_no_notebook_exits_2(tmp_path):

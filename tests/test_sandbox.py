@@ -572,3 +572,33 @@ def test_scratch_wipe_keeps_read_only_mounts_inside_it(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["clone"]
     assert sorted(p.name for p in (tmp_path / "clone").iterdir()) == [".venv"]
     assert (kept / "python").read_text() == "interpreter"
+
+
+# the audit's warm worker ---------------------------------------------------------------------
+@needs_bwrap
+def test_a_grading_zygote_refuses_to_be_warmed(worker):
+    """Cells run in a grading zygote would reach every later submission: it must refuse them
+    (``--warm`` is the audit's only), and the worker object refuses first."""
+    with pytest.raises(ValueError, match="not made warmable"):
+        worker.warm([step_from_wire({"cell": "leak = 1"})])
+    report = worker._ask("warm", [step_from_wire({"cell": "leak = 1"})])  # the raw request
+    assert report.status == "crashed"
+    assert "not started with --warm" in report.message
+    later = run(worker, [{"cases": "leak", "calls": ["leak"]}])
+    assert values(later, "leak") == ["raised NameError: name 'leak' is not defined"]
+    assert_normal(worker)
+
+
+@needs_bwrap
+def test_warm_cells_run_once_every_child_starts_from_them_and_a_restart_replays_them():
+    with Worker(LIMITS, slot=SLOT, warmable=True) as warm:
+        report = warm.warm([step_from_wire({"cell": "import os\ncalls = []\nbase = 40"})])
+        assert report.status == "ok" and [c.error for c in report.cells] == [None]
+        steps = [{"cell": "calls.append(1)\nbase += 1"},
+                 {"cases": "w", "calls": ["base", "len(calls)"]}]
+        assert values(run(warm, steps), "w") == [41, 1]
+        assert values(run(warm, steps), "w") == [41, 1]  # each child from the warm state
+        run(warm, [{"cell": "import signal\nos.kill(os.getppid(), signal.SIGKILL)"}])
+        starts = warm.starts
+        assert values(run(warm, steps), "w") == [41, 1]  # restarted, warmed again
+        assert warm.starts == starts + 1
