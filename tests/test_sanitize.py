@@ -1399,3 +1399,43 @@ def test_new_cell_ids_are_eight_hex_digits() -> None:
     ids = [cell.id for cell in notebook.cells]
     assert ids[0] == "same" and len(set(ids)) == 3
     assert all(re.fullmatch(r"[0-9a-f]{8}", i) for i in ids[1:])
+
+
+def test_open_formatting_elements_are_counted_exactly() -> None:
+    """Kills (``_Review._count``): open formatting elements (whose copies make the parser
+    quadratic) miscounted: 16 open ``<b>`` or 2048 characters of them may be checked, one
+    more may not; closed ones no longer count, and closing other elements counts nothing."""
+
+    def too_big(html: str) -> bool:
+        return check_html(html)[1] == [TOO_BIG]
+
+    assert not too_big("<b>" * 16 + "x") and too_big("<b>" * 17 + "x")
+    assert not too_big("<b>x</b>" * 40)
+    assert not too_big("<b>" * 15 + "<i>x</i>" * 3 + "<i>x")
+    assert not too_big("<b>" * 16 + "<div>x</div>" * 3)
+    # weight of <b title="..."> = 1 + len("title") + len(value) + 4
+    assert not too_big('<b title="' + "x" * 2038 + '">y</b>')
+    assert too_big('<b title="' + "x" * 2039 + '">y</b>')
+    assert not too_big('<b title="' + "x" * 1000 + '">y</b>' * 3)
+
+
+@pytest.mark.parametrize("value, written", [
+    ("R&#38;D", "R&#38;D"), ("R&#x26;D", "R&#x26;D"), ("R&amp;D", "R&amp;D"),
+    ("R&nosuch;D", "R&amp;nosuch;D"), ("R&amp D", "R&amp; D"), ("R & D", "R &amp; D"),
+])
+def test_an_attribute_stays_as_written_only_if_every_decoder_reads_it_alike(
+        value: str, written: str) -> None:
+    """Kills (``tokens._plain_value``): numeric or known named references taken for
+    ambiguous ones (a harmless cell rewritten), or an unknown name or a reference without
+    its semicolon kept as written (decoders differ on those)."""
+    assert sanitize_raw(f'<abbr title="{value}">x</abbr>') == (
+        f'<abbr title="{written}">x</abbr>', [])
+
+
+def test_inert_markdown_keeps_lines_and_spaces_and_fills_blank_lines() -> None:
+    """Kills: lines split on spaces too, or leading and trailing spaces stripped (inside
+    <pre> they are the text), and line endings not made newlines."""
+    assert inert_markdown("<p>a b</p>\n\n<p>[c]</p>") == (
+        "<div>\n<p>a b</p>\n&#32;\n<p>&#91;c&#93;</p>\n</div>")
+    assert inert_markdown("\n<p>x\r\ny\rz</p>\n") == "<div>\n<p>x\ny\nz</p>\n</div>"
+    assert inert_markdown(" <pre> x </pre> ") == "<div>\n <pre> x </pre> \n</div>"
