@@ -2,7 +2,8 @@
 
 Runs mutmut 3 (``mutmut run``) over the modules in ``MODULES`` with the fast tests in
 ``TESTS`` and prints, per module: mutants, killed, survived, equivalent, timeouts, other (no
-covering test, suspicious, segfault) and score = killed / (mutants - equivalent).
+covering test, suspicious, segfault), not run (see --skip-unchecked) and score = killed /
+(mutants - equivalent - not run).
 Equivalent mutants (a change no behaviour can tell apart) are listed, each with its mutated
 line and a one-line reason, in ``grader_mutation_equivalent.toml`` next to this file; one
 counts only while it still survives and its mutated line still matches (mutmut numbers
@@ -110,12 +111,14 @@ class ModuleScore:
     equivalent: int = 0
     timeouts: int = 0
     other: int = 0
+    not_run: int = 0
     survivors: list[str] = field(default_factory=list)
 
     @property
     def score(self) -> float:
-        """killed / (mutants - equivalent); 1.0 for a module without scored mutants."""
-        scored = self.mutants - self.equivalent
+        """killed / (mutants - equivalent - not run); 1.0 for a module without scored
+        mutants."""
+        scored = self.mutants - self.equivalent - self.not_run
         return self.killed / scored if scored else 1.0
 
 
@@ -140,11 +143,13 @@ def tests_at(root: Path, ref: str) -> None:
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
 
 
-def reuse(root: Path) -> None:
+def reuse(root: Path, skip_unchecked: bool = False) -> None:
     """Ready a kept copy for a second run with the working tree's tests: the mutants they
-    had not killed are forgotten (killed ones stay killed: tests were only added), and
-    mutmut's record of which test covers what is dropped, so it is made again. A module of
-    ``MODULES`` changed since (a fix) is copied again and all its mutants retested."""
+    had not killed are forgotten (killed ones stay killed, as tests were only added; timeouts
+    stay timeouts, each costs minutes), and mutmut's record of which test covers what is
+    dropped, so it is made again. A module of ``MODULES`` changed since (a fix) is copied
+    again and all its mutants are made and tested again. ``skip_unchecked``: mutants the
+    earlier run never got to are marked skipped, not run."""
     from mutmut.stats import status_by_exit_code
 
     for module in MODULES:  # a module fixed since: all its mutants made and tested again
@@ -164,8 +169,10 @@ def reuse(root: Path) -> None:
     (root / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     for meta in (root / "mutants").rglob("*.py.meta"):
         data = json.loads(meta.read_text())
+        skipped = 34 if skip_unchecked else None  # mutmut's exit code for "skipped"
         data["exit_code_by_key"] = {
-            name: code if status_by_exit_code[code] == "killed" else None
+            name: code if status_by_exit_code[code] in ("killed", "timeout", "skipped")
+            else skipped if code is None else None
             for name, code in data["exit_code_by_key"].items()}
         meta.write_text(json.dumps(data, indent=4))
 
@@ -235,6 +242,8 @@ def score(root: Path, modules: list[str]) -> tuple[list[ModuleScore], dict[str, 
                 row.survivors.append(name)
             elif status == "timeout":
                 row.timeouts += 1
+            elif status in ("not checked", "skipped"):  # a run cut short, see --skip-unchecked
+                row.not_run += 1
             else:
                 row.other += 1
         survivors += row.survivors
@@ -255,16 +264,17 @@ def score(root: Path, modules: list[str]) -> tuple[list[ModuleScore], dict[str, 
 
 def table(scores: list[ModuleScore]) -> str:
     """A markdown table, one row per module and a total."""
-    head = ("| module | mutants | killed | survived | equivalent | timeouts | other | score |\n"
-            "|---|---:|---:|---:|---:|---:|---:|---:|\n")
+    head = ("| module | mutants | killed | survived | equivalent | timeouts | other | not run "
+            "| score |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     total = ModuleScore("**all**")
     rows = []
     for r in [*scores, total]:
         if r is not total:
-            for name in ("mutants", "killed", "survived", "equivalent", "timeouts", "other"):
+            for name in ("mutants", "killed", "survived", "equivalent", "timeouts", "other",
+                         "not_run"):
                 setattr(total, name, getattr(total, name) + getattr(r, name))
         rows.append(f"| {r.module} | {r.mutants} | {r.killed} | {r.survived} | {r.equivalent} "
-                    f"| {r.timeouts} | {r.other} | {100 * r.score:.1f}% |")
+                    f"| {r.timeouts} | {r.other} | {r.not_run} | {100 * r.score:.1f}% |")
     return head + "\n".join(rows) + "\n"
 
 
@@ -278,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="a copy kept by an earlier run (--keep) of the same sources: "
                              "take the working tree's tests and test again only the mutants "
                              "they had not killed")
+    parser.add_argument("--skip-unchecked", action="store_true",
+                        help="with --reuse: leave the mutants the earlier run did not get to "
+                             "unrun (counted as 'not run', outside the score)")
+    parser.add_argument("--report", type=Path, metavar="DIR",
+                        help="only print the table of a kept copy (an interrupted run too)")
     parser.add_argument("--tests-at", metavar="REF",
                         help="use tests/ as committed at this git ref (a baseline before new "
                              "tests), with the working tree's sources")
@@ -285,10 +300,16 @@ def main(argv: list[str] | None = None) -> int:
     modules = args.only or MODULES
 
     started = time.monotonic()
+    if args.report:
+        scores, _, stale = score(args.report.resolve(), modules)
+        print(table(scores))
+        for name in stale:
+            print(f"stale equivalent entry (killed, gone or its line changed): {name}")
+        return 0
     if args.reuse:
         root = args.reuse.resolve()
         args.keep = True
-        reuse(root)
+        reuse(root, skip_unchecked=args.skip_unchecked)
     else:
         root = Path(tempfile.mkdtemp(prefix="grader-mutation-"))
     try:
