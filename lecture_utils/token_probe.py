@@ -10,7 +10,11 @@ report what happened as plain numbers, strings and lists:
 * ``opened_file`` writes a raw token file itself and describes what a call of the student's
   ``load_tokens`` returns (a memory map? read-only? which dtype, which values?);
 * ``elements_read`` hands a call of ``get_batch`` a ``CountingTokens`` array-like and counts
-  how many token values the sampler reached;
+  how many token values the sampler indexed or copied;
+* ``pages_read`` hands a call of ``get_batch`` a token array in fresh, never-touched memory
+  and asks the operating system (``mincore``) how many of its pages were read: reads, not
+  conversions, so ``np.asarray(tokens)`` (a zero-copy view, as on a memory map) costs
+  nothing until the view is read;
 * ``starts_seen`` collects the window starts ``get_batch`` draws over many batches.
 
 Each probe takes a small function (a lambda in the test cell) that calls the student's
@@ -22,8 +26,11 @@ passed in place of a graded function fails its checks (``tests/test_no_answers_s
 
 from __future__ import annotations
 
+import ctypes
+import mmap
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,15 +38,18 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["CountingTokens", "elements_read", "opened_file", "saved_file", "starts_seen"]
+__all__ = ["CountingTokens", "elements_read", "opened_file", "pages_read", "saved_file",
+           "starts_seen"]
 
 
 class CountingTokens:
     """A 1-D token array that counts how many elements its users reach.
 
     Indexing (an int, a slice, an index array) is passed to the wrapped NumPy array and the
-    size of the result is added to ``elements``; converting the whole object to an array
-    (``np.array(tokens)``, ``np.asarray``, ``torch.tensor(tokens)``) adds its full length.
+    size of the result is added to ``elements``; a conversion that copies the whole object
+    (``np.array(tokens)``, ``np.asarray(tokens, dtype=other)``) adds its full length. A
+    zero-copy conversion (``np.asarray(tokens)``, a view as on a memory map) adds nothing:
+    what is later read through that view is invisible here (``pages_read`` sees it).
     ``len``, ``shape``, ``size`` and ``dtype`` are those of the wrapped array.
     """
 
@@ -74,8 +84,10 @@ class CountingTokens:
         return result
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if copy is not True and (dtype is None or np.dtype(dtype) == self._values.dtype):
+            return self._values                     # a view: nothing is read yet
         self.elements += len(self._values)
-        return self._values if dtype is None else self._values.astype(dtype)
+        return self._values.astype(dtype or self._values.dtype, copy=True)
 
     def __iter__(self) -> Any:
         for i in range(len(self._values)):
@@ -94,6 +106,84 @@ def elements_read(sample: Callable[[Any], Any], n_tokens: int = 100_000, seed: i
     tokens = CountingTokens(_tokens(n_tokens, seed=seed))
     sample(tokens)
     return tokens.elements
+
+
+class _ViewTokens:
+    """A read-only 1-D uint16 array-like over ``values`` that hands out zero-copy views."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self._values = values
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    shape = property(lambda self: self._values.shape)
+    size = property(lambda self: self._values.size)
+    ndim = property(lambda self: 1)
+    dtype = property(lambda self: self._values.dtype)
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._values[key]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        if copy is not True and (dtype is None or np.dtype(dtype) == self._values.dtype):
+            return self._values
+        return self._values.astype(dtype or self._values.dtype, copy=True)
+
+    def __iter__(self) -> Any:
+        return iter(self._values)
+
+
+def _resident_pages(region: mmap.mmap) -> int | None:
+    """How many pages of an anonymous mapping have been touched, by ``mincore``; None where
+    the C library has no ``mincore`` (not Linux)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    libc = ctypes.CDLL(None, use_errno=True)
+    mincore = getattr(libc, "mincore", None)
+    if mincore is None:
+        return None
+    mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    pages = -(-len(region) // mmap.PAGESIZE)
+    status = (ctypes.c_ubyte * pages)()
+    window = (ctypes.c_char * len(region)).from_buffer(region)
+    try:
+        if mincore(ctypes.addressof(window), len(region), status) != 0:
+            return None
+    finally:
+        del window
+    return sum(s & 1 for s in status)
+
+
+def pages_read(sample: Callable[[Any], Any], n_tokens: int = 1_000_000) -> int:
+    """How many memory pages of a token array ``sample(tokens)`` read. The ``n_tokens``
+    uint16 tokens (all 0) sit in fresh anonymous memory that the operating system maps in
+    only when a page is first read (Linux ``mincore`` reports which were), and the array-like
+    hands out zero-copy views, as a memory map does. E.g.
+    ``pages_read(lambda t: get_batch(t, 4, 8))`` is at most 8 (each window falls on one page
+    or two) however the windows are cut, ``np.asarray(tokens)`` first included; about
+    ``n_tokens / 2048`` (4 KiB pages) when the whole array is converted or copied. Where
+    ``mincore`` is missing, pages are counted from the elements indexed or copied."""
+    size = 2 * n_tokens
+    region = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | getattr(mmap, "MAP_ANONYMOUS", 0x20),
+                       prot=mmap.PROT_READ | mmap.PROT_WRITE)
+    try:
+        if hasattr(mmap, "MADV_NOHUGEPAGE"):
+            region.madvise(mmap.MADV_NOHUGEPAGE)     # one 4 KiB page per fault, not 2 MiB
+        if _resident_pages(region) != 0:
+            counting = CountingTokens(np.zeros(n_tokens, dtype=np.uint16))
+            sample(counting)
+            return -(-counting.elements * 2 // mmap.PAGESIZE)
+        values = np.frombuffer(region, dtype=np.uint16)
+        values.flags.writeable = False
+        sample(_ViewTokens(values))
+        del values
+        return _resident_pages(region)
+    finally:
+        try:
+            region.close()
+        except BufferError:                          # a view is still alive: leave it to GC
+            pass
 
 
 def starts_seen(sample: Callable[[Any, torch.Generator], Any], n_tokens: int = 12,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import mmap
 import os
 
 import numpy as np
@@ -13,6 +14,7 @@ from lecture_utils.token_probe import (
     CountingTokens,
     elements_read,
     opened_file,
+    pages_read,
     saved_file,
     starts_seen,
 )
@@ -34,7 +36,9 @@ def test_counting_tokens_counts_indexed_elements_and_full_reads():
     assert int(tokens[10]) == 10 and tokens.elements == 6
     assert tokens[np.array([[1, 2], [3, 4]])].shape == (2, 2) and tokens.elements == 10
     assert np.array(tokens).sum() == sum(range(50)) and tokens.elements == 60
-    assert torch.tensor(tokens).shape == (50,) and tokens.elements >= 110
+    assert np.asarray(tokens, dtype=np.int64).sum() == sum(range(50)) and tokens.elements == 110
+    view = np.asarray(tokens)                          # a view, as of a memory map: no read
+    assert view.shape == (50,) and tokens.elements == 110
     with pytest.raises(ValueError):
         CountingTokens(np.zeros((2, 2)))
 
@@ -42,6 +46,23 @@ def test_counting_tokens_counts_indexed_elements_and_full_reads():
 def test_elements_read_tells_windows_from_whole_array():
     assert elements_read(lambda t: _windows(t, 4, 8), n_tokens=10_000) == 36
     assert elements_read(lambda t: _windows(np.array(t), 4, 8), n_tokens=10_000) >= 10_000
+
+
+def test_pages_read_counts_reads_not_conversions():
+    def asarray_first(t, batch_size, context_length):
+        return _windows(np.asarray(t), batch_size, context_length)
+
+    def cast_all_first(t, batch_size, context_length):
+        return _windows(np.asarray(t).astype(np.int64), batch_size, context_length)
+
+    assert pages_read(lambda t: _windows(t, 4, 8)) <= 8
+    assert pages_read(lambda t: asarray_first(t, 4, 8)) <= 8           # a zero-copy view
+    whole = 2 * 1_000_000 // mmap.PAGESIZE
+    assert pages_read(lambda t: cast_all_first(t, 4, 8)) >= whole - 1
+    assert pages_read(lambda t: _windows(np.array(t), 4, 8)) >= whole - 1
+    assert pages_read(lambda t: torch.tensor(t)) >= whole - 1
+    assert pages_read(lambda t: torch.from_numpy(np.asarray(t)).long()) >= whole - 1
+    assert pages_read(lambda t: None) == 0
 
 
 def test_starts_seen_finds_every_start_and_rejects_short_rows():

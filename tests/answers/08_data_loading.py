@@ -72,6 +72,14 @@ WRONG = {
          + "    x = torch.stack([data[s:s + context_length] for s in starts])\n"
          + "    y = torch.stack([data[s + 1:s + context_length + 1] for s in starts])\n"
          + "    return x.to(device), y.to(device)\n"),
+        # a zero-copy view first, then the whole array cast to int64 (every token read)
+        (HEAD_BATCH
+         + "    data = np.asarray(tokens).astype(np.int64)\n"
+         + "    starts = torch.randint(0, len(data) - context_length, (batch_size,), "
+           "generator=generator)\n"
+         + "    w = torch.from_numpy(np.stack([data[s:s + context_length + 1] "
+           "for s in starts.tolist()]))\n"
+         + "    return w[:, :-1].to(device), w[:, 1:].to(device)\n"),
         # y not shifted: the model would learn to copy its input
         batch(xy="windows[:, :-1], windows[:, :-1]"),
         # y shifted the wrong way (the previous token)
@@ -123,6 +131,14 @@ RIGHT = {
          + "    y = torch.stack([torch.from_numpy(tokens[s + 1:s + 1 + context_length]"
            ".astype(np.int64)) for s in starts])\n"
          + "    return x.to(device=device), y.to(device=device)\n"),
+        # np.asarray(tokens) first: a zero-copy view on a memory map, only the windows read
+        (HEAD_BATCH
+         + "    tokens = np.asarray(tokens)\n"
+         + "    starts = torch.randint(0, len(tokens) - context_length, (batch_size,), "
+           "generator=generator)\n"
+         + "    w = np.stack([tokens[s:s + context_length + 1] for s in starts.tolist()])\n"
+         + "    w = torch.from_numpy(w.astype(np.int64))\n"
+         + "    return w[:, :-1].to(device), w[:, 1:].to(device)\n"),
         # built directly on the device from lists
         (HEAD_BATCH
          + "    starts = torch.randint(0, len(tokens) - context_length, (batch_size,), "
