@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 NAMES = ("a", "b", "d", "c")  # the order of parameters in every result
 _DTYPE = torch.float64
@@ -119,6 +120,10 @@ _TORCH_MODULES = ("sgd", "adagrad", "rmsprop", "adam", "adamw")
 
 _ABSENT = object()
 
+# torch's fused update kernels, callable without torch.optim (torch._fused_adamw_,
+# torch.ops.aten._fused_sgd_, ...): any of these ops running during a step counts as borrowing
+_FUSED_OPS = ("_fused_adam", "_fused_adamw", "_fused_sgd", "_fused_adagrad")
+
 
 class _CalledTorch(Exception):
     pass
@@ -159,17 +164,37 @@ def _sentinels() -> Iterator[list[str]]:
                 setattr(owner, name, original)
 
 
+class _FusedOps(TorchDispatchMode):
+    """Record (and stop at) any of torch's fused optimizer kernels, however it is reached:
+    ``torch._fused_adamw_``, ``torch._C._VariableFunctions``, ``torch.ops.aten``..."""
+
+    def __init__(self, calls: list[str]) -> None:
+        super().__init__()
+        self.calls = calls
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
+        name = func.name().split("::")[-1].split(".")[0]
+        if name.rstrip("_") in _FUSED_OPS:
+            self.calls.append(f"torch.{name}")
+            raise _CalledTorch(name)
+        return func(*args, **(kwargs or {}))
+
+
 def uses_torch_optim(optimizer: torch.optim.Optimizer) -> bool:
     """True if ``optimizer`` (built on ``probe_groups(...)``) is an instance of one of
     torch.optim's SGD, Adagrad, RMSprop, Adam or AdamW, or calls their ``step`` or update
-    functions while it takes one step on the probe problem."""
+    functions, or one of torch's fused update kernels (``torch._fused_adamw_``,
+    ``torch._fused_adam_``, ``torch._fused_sgd_``, ``torch._fused_adagrad_``, by any path),
+    while it takes one step on the probe problem."""
     torch_classes = {getattr(torch.optim, c) for c in _TORCH_CLASSES}
     if any(cls in torch_classes for cls in type(optimizer).__mro__):
         return True
     with _sentinels() as calls:
         try:
-            for _ in _run(optimizer, 1):
-                pass
+            with _FusedOps(calls):
+                for _ in _run(optimizer, 1):
+                    pass
         except _CalledTorch:
             pass
     return bool(calls)
