@@ -123,3 +123,14 @@ def test_allocated_during_on_cuda_counts_saved_activations():
     # relu saves its output h, which is all that stays: x @ w is freed once relu has run
     assert kept.allocated == saved.new_bytes(exclude=[x, w]) == h.nbytes == 512 * 1024 * 4
     assert kept.peak >= 2 * h.nbytes
+
+
+def test_saves_while_counts_saves_and_none_for_a_hand_derived_backward():
+    x, w = torch.ones(2, 3), torch.ones(3, 4)
+    assert saved_tensors.saves_while(lambda a, b: (a.T @ (a @ b)), x, w) == 0
+    w_grad = w.clone().requires_grad_()
+
+    def with_autograd() -> None:
+        (x @ w_grad).sum().backward()
+
+    assert saved_tensors.saves_while(with_autograd) >= 1

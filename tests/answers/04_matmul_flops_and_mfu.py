@@ -12,6 +12,18 @@ WRONG: dict[str, list[str]] = {
         "def matmul_flops(m, k, n):\n    return m * n * (2 * k - 1)\n",
         # a float, not an int
         "def matmul_flops(m, k, n):\n    return 2.0 * m * k * n\n",
+        # the count measured by the FLOP counter on meta tensors, not the formula asked for
+        "import torch\nfrom lecture_utils.flops import count_flops\n\n"
+        "def matmul_flops(m, k, n):\n"
+        "    a = torch.empty(m, k, device='meta')\n"
+        "    b = torch.empty(k, n, device='meta')\n"
+        "    return count_flops(torch.matmul, a, b)\n",
+        # FlopCounterMode by hand, renamed on import, on meta tensors
+        "import torch\nfrom torch.utils.flop_counter import FlopCounterMode as Counter\n\n"
+        "def matmul_flops(m, k, n):\n"
+        "    with Counter(display=False) as c:\n"
+        "        torch.empty(m, k, device='meta') @ torch.empty(k, n, device='meta')\n"
+        "    return int(c.get_total_flops())\n",
     ],
     "batched_matmul_flops": [
         # batch dimensions not broadcast: A's batch only
@@ -51,6 +63,10 @@ WRONG: dict[str, list[str]] = {
         # clipped at 1, hiding a wrong peak
         "def mfu(flops, seconds, peak_flops_per_sec):\n"
         "    return min(1.0, flops / seconds / peak_flops_per_sec)\n",
+        # the helper that takes a rate, instead of the formula asked for
+        "from lecture_utils.hardware import fraction_of_peak\n\n"
+        "def mfu(flops, seconds, peak_flops_per_sec):\n"
+        "    return fraction_of_peak(flops / seconds, peak_flops_per_sec)\n",
     ],
     "mfu_from_datasheet": [
         # the sparse figure taken as the dense peak
@@ -91,12 +107,6 @@ RIGHT: dict[str, list[str]] = {
         "    multiplies = m * n * k\n"
         "    adds = m * n * k\n"
         "    return multiplies + adds\n",
-        # measured: FlopCounterMode on meta tensors
-        "import torch\nfrom lecture_utils.flops import count_flops\n\n"
-        "def matmul_flops(m, k, n):\n"
-        "    a = torch.empty(m, k, device='meta')\n"
-        "    b = torch.empty(k, n, device='meta')\n"
-        "    return count_flops(torch.matmul, a, b)\n",
         # the standard library's product
         "import math\n\ndef matmul_flops(m, k, n):\n    return 2 * math.prod((m, k, n))\n",
     ],
@@ -129,10 +139,10 @@ RIGHT: dict[str, list[str]] = {
         # one division by the product
         "def mfu(flops, seconds, peak_flops_per_sec):\n"
         "    return flops / (seconds * peak_flops_per_sec)\n",
-        # the helper that takes a rate
-        "from lecture_utils.hardware import fraction_of_peak\n\n"
+        # the achieved rate first, in a variable, then its share of the peak
         "def mfu(flops, seconds, peak_flops_per_sec):\n"
-        "    return fraction_of_peak(flops / seconds, peak_flops_per_sec)\n",
+        "    rate = flops / seconds\n"
+        "    return rate / peak_flops_per_sec\n",
     ],
     "mfu_from_datasheet": [
         # halve the FLOP/s by doubling the achieved rate's share

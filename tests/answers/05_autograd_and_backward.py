@@ -75,6 +75,44 @@ WRONG: dict[str, list[str]] = {
         "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
         "    forward = sum(2 * batch * a * b for a, b in zip(dims, dims[1:]))\n"
         "    return forward, forward\n",
+        # measured, not counted: FlopCounterMode on meta tensors (the right numbers, no formula)
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    from torch.utils.flop_counter import FlopCounterMode\n"
+        "    h = torch.empty(batch, dims[0], device='meta',\n"
+        "                    requires_grad=input_requires_grad)\n"
+        "    weights = [torch.empty(a, b, device='meta', requires_grad=True)\n"
+        "               for a, b in zip(dims[:-1], dims[1:])]\n"
+        "    with FlopCounterMode(display=False) as counter:\n"
+        "        for w in weights:\n"
+        "            h = h @ w\n"
+        "    forward = counter.get_total_flops()\n"
+        "    with FlopCounterMode(display=False) as counter:\n"
+        "        h.sum().backward()\n"
+        "    return int(forward), int(counter.get_total_flops())\n",
+        # the notebook's measuring cell copied: nn.Linear layers on meta, counted
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    stack = nn.Sequential(*[nn.Linear(a, b, bias=False, device='meta')\n"
+        "                            for a, b in zip(dims[:-1], dims[1:])])\n"
+        "    x = torch.empty(batch, dims[0], device='meta', requires_grad=input_requires_grad)\n"
+        "    with FlopCounterMode(display=False) as counter:\n"
+        "        out = stack(x)\n"
+        "    forward = counter.get_total_flops()\n"
+        "    with FlopCounterMode(display=False) as counter:\n"
+        "        out.sum().backward()\n"
+        "    return int(forward), int(counter.get_total_flops())\n",
+        # count_flops on the forward and on the whole step
+        "from lecture_utils.flops import count_flops\n\n"
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    x = torch.empty(batch, dims[0], device='meta', requires_grad=input_requires_grad)\n"
+        "    ws = [torch.empty(a, b, device='meta', requires_grad=True)\n"
+        "          for a, b in zip(dims[:-1], dims[1:])]\n"
+        "    def fwd():\n"
+        "        h = x\n"
+        "        for w in ws:\n"
+        "            h = h @ w\n"
+        "        return h\n"
+        "    forward = count_flops(fwd)\n"
+        "    return forward, count_flops(lambda: fwd().sum().backward()) - forward\n",
     ],
 }
 
@@ -123,19 +161,10 @@ RIGHT: dict[str, list[str]] = {
         "    params = sum(a * b for a, b in zip(dims[:-1], dims[1:]))\n"
         "    skipped = 0 if input_requires_grad else 2 * batch * dims[0] * dims[1]\n"
         "    return 2 * batch * params, 4 * batch * params - skipped\n",
-        # counted by FlopCounterMode on meta tensors: what autograd really runs
+        # layer by layer, the input gradient's condition written as a skip of layer 0
         "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
-        "    from torch.utils.flop_counter import FlopCounterMode\n"
-        "    h = x = torch.empty(batch, dims[0], device='meta',\n"
-        "                        requires_grad=input_requires_grad)\n"
-        "    weights = [torch.empty(a, b, device='meta', requires_grad=True)\n"
-        "               for a, b in zip(dims[:-1], dims[1:])]\n"
-        "    with FlopCounterMode(display=False) as counter:\n"
-        "        for w in weights:\n"
-        "            h = h @ w\n"
-        "    forward = counter.get_total_flops()\n"
-        "    with FlopCounterMode(display=False) as counter:\n"
-        "        h.sum().backward()\n"
-        "    return int(forward), int(counter.get_total_flops())\n",
+        "    layers = [2 * batch * a * b for a, b in zip(dims[:-1], dims[1:])]\n"
+        "    inputs = layers if input_requires_grad else layers[1:]\n"
+        "    return sum(layers), sum(layers) + sum(inputs)\n",
     ],
 }
