@@ -12,10 +12,18 @@ rate or writes a checkpoint: those are the exercises. The loop takes them as arg
   ``uses_torch_clip(clip_grad_norm)``: whether it calls torch's own clipping;
 * ``saved_part(save_checkpoint, part)``: whether the file holds the model, the optimizer
   state, the step, or each library's RNG state;
+* ``cuda_seeds(set_seed, seed)``: the seed each of two (fake) CUDA devices holds after
+  ``set_seed(seed)``;
 * ``resumed(save_checkpoint, load_checkpoint, report, steps, k)``: train ``k`` steps, save,
   build FRESH objects (another init), scramble every RNG, load, continue to ``steps``; report
   one thing about the result. ``straight(report, steps, k)`` is the same run without the
   break, for comparison.
+
+The CUDA part is checked without a GPU: inside ``fake_cuda()`` torch.cuda reports two devices
+and its RNG functions (``manual_seed(_all)``, ``get_rng_state(_all)``, ``set_rng_state(_all)``,
+``seed(_all)``, ``initial_seed``) keep a 16-byte state per device (a seed and an offset, like
+the Philox generator's), so a ``set_seed`` or checkpoint that leaves the GPUs out is seen on a
+CPU grader. Every probe runs inside it, on any machine, so its numbers are the same everywhere.
 
 Batches are non-overlapping chunks of a token array, the chunk index drawn with
 ``torch.randint`` from torch's global generator, so torch's RNG state decides the batches
@@ -39,6 +47,7 @@ import torch
 from torch import nn
 
 VOCAB = 64
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class TinyLM(nn.Module):
@@ -113,6 +122,115 @@ def train_steps(model: nn.Module, optimizer: torch.optim.Optimizer, tokens: np.n
     return losses
 
 
+class FakeCudaRngs:
+    """What ``fake_cuda()`` puts in place of torch.cuda's RNG functions: ``n_devices``
+    generator states of 16 bytes each (an int64 seed and an int64 offset), device 0 current.
+    """
+
+    def __init__(self, n_devices: int = 2) -> None:
+        self.states = [self.pack(67280421310721 + i, 0) for i in range(n_devices)]
+
+    @staticmethod
+    def pack(seed: int, offset: int) -> torch.Tensor:
+        return torch.from_numpy(np.array([seed, offset], dtype="<i8").view(np.uint8).copy())
+
+    @staticmethod
+    def unpack(state: torch.Tensor) -> list[int]:
+        return [int(v) for v in state.numpy().view("<i8")]
+
+    def seeds(self) -> list[list[int]]:
+        """[seed, offset] of every device."""
+        return [self.unpack(s) for s in self.states]
+
+    def _index(self, device: Any = "cuda") -> int:
+        if isinstance(device, int):
+            return device
+        index = torch.device(device).index
+        return 0 if index is None else index
+
+    def functions(self) -> dict[str, Callable[..., Any]]:
+        def is_available() -> bool:
+            return True
+
+        def device_count() -> int:
+            return len(self.states)
+
+        def current_device() -> int:
+            return 0
+
+        def manual_seed(seed: int) -> None:
+            self.states[0] = self.pack(int(seed), 0)
+
+        def manual_seed_all(seed: int) -> None:
+            self.states = [self.pack(int(seed), 0) for _ in self.states]
+
+        def seed() -> None:
+            manual_seed(random.SystemRandom().getrandbits(62))
+
+        def seed_all() -> None:
+            manual_seed_all(random.SystemRandom().getrandbits(62))
+
+        def initial_seed() -> int:
+            return self.unpack(self.states[0])[0]
+
+        def get_rng_state(device: Any = "cuda") -> torch.Tensor:
+            return self.states[self._index(device)].clone()
+
+        def get_rng_state_all() -> list[torch.Tensor]:
+            return [s.clone() for s in self.states]
+
+        def set_rng_state(new_state: torch.Tensor, device: Any = "cuda") -> None:
+            new_state = torch.as_tensor(new_state)
+            if new_state.dtype != torch.uint8 or new_state.numel() != 16:
+                raise RuntimeError("a CUDA RNG state is a 16-byte torch.uint8 tensor")
+            self.states[self._index(device)] = new_state.clone()
+
+        def set_rng_state_all(new_states: Iterable[torch.Tensor]) -> None:
+            for i, new_state in enumerate(new_states):
+                set_rng_state(new_state, i)
+
+        return {f.__name__: f for f in (is_available, device_count, current_device,
+                                        manual_seed, manual_seed_all, seed, seed_all,
+                                        initial_seed, get_rng_state, get_rng_state_all,
+                                        set_rng_state, set_rng_state_all)}
+
+
+_FAKE: list[FakeCudaRngs] = []
+
+
+@contextmanager
+def fake_cuda(n_devices: int = 2) -> Iterator[FakeCudaRngs]:
+    """Inside the block torch.cuda (and torch.cuda.random) report ``n_devices`` GPUs whose
+    RNG states a ``FakeCudaRngs`` keeps; everything is restored after. ``torch.manual_seed``
+    seeds them too, as it seeds real GPUs (it calls ``torch.cuda.manual_seed_all``)."""
+    if _FAKE:                                      # nested: keep the outer one
+        yield _FAKE[-1]
+        return
+    fake = FakeCudaRngs(n_devices)
+    modules = [torch.cuda, importlib.import_module("torch.cuda.random")]
+    saved: list[tuple[types.ModuleType, str, Any]] = []
+    try:
+        for name, function in fake.functions().items():
+            for module in modules:
+                if hasattr(module, name):
+                    saved.append((module, name, getattr(module, name)))
+                    setattr(module, name, function)
+        _FAKE.append(fake)
+        yield fake
+    finally:
+        _FAKE.clear()
+        for module, name, original in reversed(saved):
+            setattr(module, name, original)
+
+
+def _faked(probe: _F) -> _F:
+    @functools.wraps(probe)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        with fake_cuda():
+            return probe(*args, **kwargs)
+    return cast(_F, wrapped)
+
+
 def scramble_rngs(seed: int = 1) -> None:
     """Put Python's, NumPy's and torch's global generators in states unrelated to ``seed``'s
     usual ones, as a freshly started process would have."""
@@ -120,6 +238,9 @@ def scramble_rngs(seed: int = 1) -> None:
     random.seed(mixed + 1)
     np.random.seed(mixed + 2)
     torch.manual_seed(mixed + 3)
+    if _FAKE:                                    # fake GPUs: each in a state of its own
+        _FAKE[-1].states = [FakeCudaRngs.pack(mixed + 100 + i, 7 * i + 1)
+                            for i in range(len(_FAKE[-1].states))]
 
 
 def rng_draws() -> list[float]:
@@ -127,12 +248,23 @@ def rng_draws() -> list[float]:
     return [random.random(), float(np.random.rand()), torch.rand(()).item()]
 
 
+@_faked
 def seeded_draws(set_seed: Callable[[int], Any], seed: int) -> list[float]:
     """``rng_draws()`` right after ``set_seed(seed)`` (the generators scrambled before, so a
     library that ``set_seed`` forgets gives another number)."""
     scramble_rngs(seed + 1)
     set_seed(seed)
     return rng_draws()
+
+
+@_faked
+def cuda_seeds(set_seed: Callable[[int], Any], seed: int) -> list[list[int]]:
+    """[seed, offset] of each of two fake CUDA devices right after ``set_seed(seed)``, their
+    states scrambled before: ``[[seed, 0], [seed, 0]]`` when every GPU was seeded (by
+    ``torch.manual_seed``, which seeds them all, or ``torch.cuda.manual_seed_all``)."""
+    scramble_rngs(seed + 1)
+    set_seed(seed)
+    return _FAKE[-1].seeds()
 
 
 # ---- clipping -------------------------------------------------------------------------
@@ -234,9 +366,6 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
 def _single_threaded(probe: _F) -> _F:
     @functools.wraps(probe)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
@@ -269,6 +398,8 @@ def _run_until(k: int, folder: str) -> tuple[nn.Module, torch.optim.Optimizer, n
     train_steps(model, optimizer, tokens, range(k))
     random.random()          # the loop's other generators move on too
     np.random.rand()
+    if _FAKE:                # and the GPUs' (dropout masks drawn there advance the offsets)
+        _FAKE[-1].states = [FakeCudaRngs.pack(4242 + i, 8 * k + i) for i in range(2)]
     return model, optimizer, tokens
 
 
@@ -276,6 +407,8 @@ def _report(what: str, model: nn.Module, optimizer: torch.optim.Optimizer,
             tokens: np.ndarray, k: int, steps: int) -> Any:
     if what == "rng":
         return rng_draws()
+    if what == "cuda_rng":
+        return _FAKE[-1].seeds()
     if what == "params":
         flat = torch.cat([p.detach().flatten() for p in model.parameters()])
         return [flat.sum().item(), flat.pow(2).sum().item()]
@@ -289,11 +422,12 @@ def _report(what: str, model: nn.Module, optimizer: torch.optim.Optimizer,
         return losses
     if what == "final":
         return sum(p.detach().sum().item() for p in model.parameters())
-    raise ValueError(f"report one of 'step', 'rng', 'params', 'optimizer', 'losses', "
+    raise ValueError(f"report one of 'step', 'rng', 'cuda_rng', 'params', 'optimizer', 'losses', "
                      f"'final', not {what!r}")
 
 
 @_single_threaded
+@_faked
 def straight(report: str, steps: int = 6, k: int = 3) -> Any:
     """What ``resumed`` reports, from one run of ``steps`` steps without a break at ``k``."""
     folder = tempfile.mkdtemp()
@@ -304,11 +438,13 @@ def straight(report: str, steps: int = 6, k: int = 3) -> Any:
 
 
 @_single_threaded
+@_faked
 def resumed(save_checkpoint: Callable[..., Any], load_checkpoint: Callable[..., Any],
             report: str, steps: int = 6, k: int = 3) -> Any:
     """Train the probe model ``k`` steps, ``save_checkpoint``, then build a fresh model
     (another init) and a fresh AdamW, scramble all RNGs, ``load_checkpoint`` into them and
     report: "step" (what load returned), "rng" (``rng_draws()`` right after loading),
+    "cuda_rng" ([seed, offset] of the two fake GPUs' generators right after loading),
     "params" (sum and sum of squares of the parameters after loading), "optimizer" (sum of
     AdamW's ``exp_avg_sq`` and the first parameter's step), "losses" (of steps k … steps−1
     after loading) or "final" (sum of the parameters after them)."""
@@ -325,7 +461,8 @@ def resumed(save_checkpoint: Callable[..., Any], load_checkpoint: Callable[..., 
     return _report(report, model, optimizer, tokens, k, steps)
 
 
-_PARTS = ("file", "model", "optimizer", "step", "python_rng", "numpy_rng", "torch_rng")
+_PARTS = ("file", "model", "optimizer", "step", "python_rng", "numpy_rng", "torch_rng",
+          "cuda_rng")
 
 
 def _walk(obj: Any) -> Iterator[Any]:
@@ -357,12 +494,14 @@ def _holds_tensor(items: list[Any], wanted: torch.Tensor) -> bool:
 
 
 @_single_threaded
+@_faked
 def saved_part(save_checkpoint: Callable[..., Any], part: str) -> bool:
     """Whether the file ``save_checkpoint(path, model, optimizer, 1234)`` writes (after two
     training steps of the probe model) holds ``part``: "file" (a non-empty file at
     ``path``), "model" (every tensor of the model's state_dict), "optimizer" (AdamW's
     moments), "step" (the number 1234), "python_rng", "numpy_rng" or "torch_rng" (that
-    library's generator state at the moment of saving)."""
+    library's generator state at the moment of saving) or "cuda_rng" (the state of each of
+    the two fake GPUs)."""
     if part not in _PARTS:
         raise ValueError(f"part is one of {_PARTS}")
     folder = tempfile.mkdtemp()
@@ -371,6 +510,7 @@ def saved_part(save_checkpoint: Callable[..., Any], part: str) -> bool:
     states = {"python_rng": _as_list(random.getstate()),
               "numpy_rng": np.random.get_state()[1],
               "torch_rng": torch.get_rng_state()}
+    cuda_states = [s.clone() for s in _FAKE[-1].states]
     save_checkpoint(path, model, optimizer, 1234)
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         return False
@@ -393,4 +533,6 @@ def saved_part(save_checkpoint: Callable[..., Any], part: str) -> bool:
         key = torch.from_numpy(states["numpy_rng"].astype(np.int64))
         return _holds_tensor(items, key) or any(
             isinstance(i, (list, tuple)) and _as_list(i) == key.tolist() for i in items)
+    if part == "cuda_rng":
+        return all(_holds_tensor(items, s) for s in cuda_states)
     return _holds_tensor(items, states["torch_rng"])

@@ -172,3 +172,54 @@ def test_one_thread_restores_the_thread_count():
     with rp.one_thread():
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
+
+
+def _save_with_gpus(path, model, optimizer, step):
+    torch.save({"m": model.state_dict(), "o": optimizer.state_dict(), "s": step,
+                "r": (random.getstate(), np.random.get_state(), torch.get_rng_state(),
+                      torch.cuda.get_rng_state_all())}, path)
+
+
+def _load_with_gpus(path, model, optimizer):
+    step = _load(path, model, optimizer)
+    torch.cuda.set_rng_state_all(torch.load(path, weights_only=False)["r"][3])
+    return step
+
+
+def test_fake_cuda_keeps_two_gpu_states_and_restores_torch_cuda():
+    originals = (torch.cuda.is_available, torch.cuda.manual_seed_all, torch.cuda.get_rng_state)
+    with rp.fake_cuda() as fake:
+        assert torch.cuda.is_available() and torch.cuda.device_count() == 2
+        torch.manual_seed(7)                       # seeds the (fake) GPUs too, as on real ones
+        assert fake.seeds() == [[7, 0], [7, 0]]
+        torch.cuda.manual_seed(9)                  # the current device only
+        assert fake.seeds() == [[9, 0], [7, 0]]
+        states = torch.cuda.get_rng_state_all()
+        torch.cuda.manual_seed_all(1)
+        torch.cuda.set_rng_state_all(states)
+        assert fake.seeds() == [[9, 0], [7, 0]]
+        assert torch.cuda.get_rng_state(1).dtype == torch.uint8
+        with pytest.raises(RuntimeError):
+            torch.cuda.set_rng_state(torch.zeros(3))
+    assert (torch.cuda.is_available, torch.cuda.manual_seed_all,
+            torch.cuda.get_rng_state) == originals
+
+
+def test_cuda_seeds_tells_every_gpu_from_the_cpu_only():
+    assert rp.cuda_seeds(_set_seed, 2026) == [[2026, 0], [2026, 0]]
+
+    def cpu_only(seed):
+        random.seed(seed)
+        np.random.seed(seed)
+        torch.default_generator.manual_seed(seed)
+
+    assert rp.cuda_seeds(cpu_only, 2026) != [[2026, 0], [2026, 0]]
+    assert rp.seeded_draws(cpu_only, 2026) == rp.seeded_draws(_set_seed, 2026)
+
+
+def test_gpu_rng_states_are_graded_without_a_gpu():
+    assert rp.saved_part(_save_with_gpus, "cuda_rng")
+    assert not rp.saved_part(_save, "cuda_rng")
+    assert rp.resumed(_save_with_gpus, _load_with_gpus, "cuda_rng") == rp.straight("cuda_rng")
+    assert rp.resumed(_save_with_gpus, _load, "cuda_rng") != rp.straight("cuda_rng")
+    assert rp.resumed(_save_with_gpus, _load_with_gpus, "losses") == rp.straight("losses")

@@ -29,6 +29,9 @@ WRONG: dict[str, list[str]] = {
         "def set_seed(seed):\n    random.seed(seed)\n    torch.manual_seed(seed)\n",
         # forgets Python's random
         "def set_seed(seed):\n    np.random.seed(seed)\n    torch.manual_seed(seed)\n",
+        # torch's CPU generator only: torch.default_generator leaves every GPU unseeded
+        "def set_seed(seed):\n    random.seed(seed)\n    np.random.seed(seed)\n"
+        "    torch.default_generator.manual_seed(seed)\n",
         # a new NumPy Generator instead of seeding the global one
         "def set_seed(seed):\n    random.seed(seed)\n    np.random.default_rng(seed)\n"
         "    torch.manual_seed(seed)\n",
@@ -177,6 +180,17 @@ def load_checkpoint(path, model, optimizer):
         # no step in the file: load returns 0, as if starting over
         _SAVE.replace('\n                "step": step,', "") + _LOAD.replace(
             'return checkpoint["step"]', "return 0"),
+        # Python's, NumPy's and torch's CPU RNG states, but not the GPUs'
+        _SAVE + _LOAD,
+        # the GPUs' RNG states saved, never restored
+        _SAVE.replace('    torch.save(', '    rng["cuda"] = torch.cuda.get_rng_state_all()\n'
+                      '    torch.save(') + _LOAD,
+        # only the current GPU's state (torch.cuda.get_rng_state()), not every GPU's
+        _SAVE.replace('    torch.save(', '    rng["cuda"] = torch.cuda.get_rng_state()\n'
+                      '    torch.save(')
+        + _LOAD.replace('    return checkpoint["step"]',
+                        '    torch.cuda.set_rng_state(checkpoint["rng"]["cuda"])\n'
+                        '    return checkpoint["step"]'),
         # the RNG states are saved but load never restores them
         _SAVE + _LOAD.replace('    random.setstate(checkpoint["rng"]["python"])\n'
                               '    np.random.set_state(checkpoint["rng"]["numpy"])\n'
@@ -267,6 +281,7 @@ def save_checkpoint(path, model, optimizer, step):
         "python_rng": random.getstate(),
         "numpy_rng": [torch.from_numpy(key.astype(np.int64)), pos, has_gauss, gauss],
         "torch_rng": torch.get_rng_state(),
+        "cuda_rng": torch.cuda.get_rng_state_all(),   # [] without a GPU
     }, path)
 
 
@@ -278,18 +293,22 @@ def load_checkpoint(path, model, optimizer):
     key, pos, has_gauss, gauss = c["numpy_rng"]
     np.random.set_state(("MT19937", key.numpy().astype(np.uint32), pos, has_gauss, gauss))
     torch.set_rng_state(c["torch_rng"])
+    torch.cuda.set_rng_state_all(c["cuda_rng"])
     return int(c["step"])
 ''',
         # a flat tuple, NumPy's new-style state dict
         '''
 def save_checkpoint(path, model, optimizer, step):
+    cuda = [torch.cuda.get_rng_state(i) for i in range(torch.cuda.device_count())]
     state = (model.state_dict(), optimizer.state_dict(), step, random.getstate(),
-             np.random.get_state(legacy=False), torch.get_rng_state())
+             np.random.get_state(legacy=False), torch.get_rng_state(), cuda)
     torch.save(state, path)
 
 
 def load_checkpoint(path, model, optimizer):
-    weights, opt, step, py, npy, th = torch.load(path, weights_only=False)
+    weights, opt, step, py, npy, th, cuda = torch.load(path, weights_only=False)
+    for i, state in enumerate(cuda):
+        torch.cuda.set_rng_state(state, i)
     model.load_state_dict(weights)
     optimizer.load_state_dict(opt)
     random.setstate(py)
