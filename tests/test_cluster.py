@@ -287,9 +287,13 @@ def test_a_finished_task_becomes_a_judged_result_and_a_failed_one_costs_only_its
     for died in (KilledWorker("task", "worker-1", 2), FutureCancelledError("task", "lost")):
         result = _result_of(_Future(died), spec, submission, A, plan, tally)
         assert (result.status, result.final, result.score) == (Status.CRASHED, False, 0)
-        assert "died each time" in result.message and result.student == "ada"
+        assert (result.student, result.assignment) == ("ada", A)
+        assert result.message == (
+            "the grading worker died each time it ran this submission (the machine's "
+            "out-of-memory killer, or a lost node); rerun grade to try it again")
     result = _result_of(_Future(RuntimeError("boom")), spec, submission, A, plan, tally)
     assert (result.status, result.final, result.score) == (Status.GRADER_ERROR, False, 0)
+    assert result.assignment == A
     assert "RuntimeError: boom" in result.message
     with pytest.raises(GradeError, match="could not start: no bwrap"):
         _result_of(_Future(SandboxUnavailable("no bwrap")), spec, submission, A, plan, tally)
@@ -301,6 +305,9 @@ def test_a_finished_task_becomes_a_judged_result_and_a_failed_one_costs_only_its
                         tally)
     assert (result.status, result.score, result.final) == (Status.GRADED, FULL, True)
     assert result.message == "graded as x.ipynb" and tally == Counter({"worker-7": 1})
+    assert result.assignment == A
+    _result_of(_Future((Report(cases=right), "worker-7")), spec, submission, A, plan, tally)
+    assert tally == Counter({"worker-7": 2})
     # a report the judge cannot take (a bug) is a grader error, not a stopped batch
     result = _result_of(_Future(("not a report", "worker-7")), spec, submission, A, plan,
                         tally)
@@ -404,7 +411,7 @@ def test_the_sandbox_pool_keeps_one_warm_sandbox_per_thread_and_returns_each(mon
     copy.setup(SimpleNamespace(state=SimpleNamespace(nthreads=3)))
     sandboxes = list(copy.free.queue)
     assert [s.preferred_slot for s in sandboxes] == [0, 1, 2]
-    assert all(s.limits == limits and s.gpu and not s.sandbox for s in sandboxes)
+    assert all(s.limits == limits and s.gpu is True and s.sandbox is False for s in sandboxes)
     assert pickle.loads(pickle.dumps(copy)).free is None
 
     ran = []
@@ -427,7 +434,7 @@ def test_the_sandbox_pool_keeps_one_warm_sandbox_per_thread_and_returns_each(mon
         monkeypatch.setattr(sandbox, "close", lambda s=sandbox: closed.append(s))
     copy.teardown(None)
     assert closed == [sandboxes[2], sandboxes[0], sandboxes[1]] and copy.free.empty()
-    with pytest.raises(AssertionError, match="not set up"):
+    with pytest.raises(AssertionError, match="^the sandbox plugin was not set up on this worker$"):
         cluster.SandboxPool(limits, False, False, "x").run(plan)
 
 
@@ -445,3 +452,24 @@ def test_a_task_runs_in_this_runs_sandboxes_and_names_its_worker(monkeypatch):
     monkeypatch.setattr(cluster, "get_worker",
                         lambda: SimpleNamespace(plugins=plugins, name=7))
     assert cluster.run_task("mine", plan) == (("report", plan), "7")
+
+
+def test_waiting_for_workers_polls_twice_a_second_for_a_minute(monkeypatch):
+    """Kills: a wait for workers of another length (60 s by default), polled at another
+    rate, or given up at once."""
+    import time as time_module
+
+    from autograder.cluster import _wait_for_threads
+
+    now, sleeps = [1000.0], []
+
+    def sleep(seconds):
+        assert seconds == 0.5
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    monkeypatch.setattr(time_module, "monotonic", lambda: now[0])
+    monkeypatch.setattr(time_module, "sleep", sleep)
+    with pytest.raises(GradeError, match="in 60 s$"):
+        _wait_for_threads(_Client({}), gpu=False)
+    assert len(sleeps) == 121  # polled at 0, 0.5, ... 60 s; given up once past 60 s

@@ -93,3 +93,12 @@ def test_achieved_rate_passes_its_timer_options():
     rate = flops.achieved_rate(lambda: None, warmup=0, min_run_time=0.0, min_blocks=2,
                                max_blocks=2)
     assert len(rate.timing.times) == 2
+
+
+def test_counts_by_op_are_the_whole_runs_not_the_last_submodules():
+    """Kills: a per-op count taken from whichever module FlopCounterMode lists last (here the
+    second layer's 48 FLOPs) instead of the largest, the whole run's (240)."""
+    model = torch.nn.Sequential(torch.nn.Linear(8, 4, bias=False),
+                                torch.nn.Linear(4, 2, bias=False))
+    x = torch.ones(3, 8)
+    assert flops.count_flops_by_op(model, x) == {"aten.mm": 2 * 3 * 8 * 4 + 2 * 3 * 4 * 2}

@@ -266,3 +266,14 @@ def test_an_unknown_gpu_name_lists_the_known_ones():
         hardware.gpu("Z9000")
     names = ", ".join(repr(spec.name) for spec in hardware.GPUS)
     assert f"known names: {names}" in str(raised.value)
+
+
+def test_the_lookup_tables_cover_every_name_and_refuse_a_clash():
+    """Kills (``_index``, run once at import): a table that misses or mangles names, and two
+    GPUs sharing a name accepted (lookups would then depend on the table's order)."""
+    by_device = hardware._index(lambda spec: spec.device_names)
+    assert by_device == hardware._BY_DEVICE_NAME
+    assert by_device[hardware._normalise("NVIDIA A100-SXM4-40GB")].name == "A100 SXM4 40GB"
+    assert len(by_device) == sum(len(spec.device_names) for spec in hardware.GPUS)
+    with pytest.raises(ValueError, match=r"^'same' names both '.+' and '.+'$"):
+        hardware._index(lambda spec: ("same",))

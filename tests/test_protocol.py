@@ -57,8 +57,10 @@ def test_check_steps_refuses_anything_but_a_list_of_well_formed_steps() -> None:
     """Kills: a grader bug (a bad step) reaching the sandbox unnoticed."""
     check_steps([RunCell("x"), EvaluateCases("q", ("f()",))])
     check_steps([])
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="^steps must be a list of RunCell / EvaluateCases$"):
         check_steps((RunCell("x"),))
+    with pytest.raises(ValueError, match="^step 1 is neither"):  # checked after a good one
+        check_steps([EvaluateCases("q", ("f()",)), RunCell(b"x")])
     for number, bad in [(0, RunCell(b"x")), (1, EvaluateCases(1, ("f()",))),
                         (1, EvaluateCases("q", ["f()"])), (1, EvaluateCases("q", ("f()", 2))),
                         (1, {"cell": "x"})]:
@@ -101,7 +103,8 @@ def test_a_cell_outcome_missing_a_key_is_refused() -> None:
 def test_case_outcomes_survive_the_wire() -> None:
     """Kills: a value or error read back wrong, or the flags dropped or swapped."""
     for outcome in [CaseOutcome(value=[1, 2.5, "x"]), CaseOutcome(value=None),
-                    CaseOutcome(value=0, timeout=True), CaseOutcome(error="raised X", oom=True),
+                    CaseOutcome(value=0, timeout=True), CaseOutcome(value=0, oom=True),
+                    CaseOutcome(error="raised X", oom=True),
                     CaseOutcome(error="timed out", timeout=True, oom=False)]:
         assert CaseOutcome.from_wire(_wire(outcome)) == outcome
 

@@ -27,7 +27,7 @@ def test_score_and_record_add_up_the_exercises(tmp_path: Path) -> None:
     assert (result.score, result.max_score) == (1.5, 4.5)
     path = tmp_path / "r.json"
     result.write_json(path)
-    assert path.read_text(encoding="utf-8").endswith("}\n")
+    assert path.read_text(encoding="utf-8") == json.dumps(result.to_json(), indent=2) + "\n"
     assert json.loads(path.read_text(encoding="utf-8")) == {
         "notebook": "n.ipynb", "assignment": "01_a", "student": "ada", "status": "tampered",
         "message": "q2: its test cell was edited", "score": 1.5, "max_score": 4.5,
