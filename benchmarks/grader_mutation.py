@@ -304,7 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         scores, _, stale = score(args.report.resolve(), modules)
         print(table(scores))
         for name in stale:
-            print(f"stale equivalent entry (killed, gone or its line changed): {name}")
+            print(f"equivalent entry not counted (its mutant did not survive, or its line "
+                  f"changed): {name}")
         return 0
     if args.reuse:
         root = args.reuse.resolve()
@@ -339,7 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mutmut {version('mutmut')}, {args.jobs} jobs, {minutes:.1f} min\n")
         print(table(scores))
         for name in stale:
-            print(f"stale equivalent entry (killed, gone or its line changed): {name}")
+            print(f"equivalent entry not counted (its mutant did not survive, or its line "
+                  f"changed): {name}")
         survivors = [n for r in scores for n in r.survivors]
         if args.survivors:
             args.survivors.write_text("\n\n".join(f"# {n}\n{diffs[n]}" for n in survivors) + "\n")

@@ -102,3 +102,8 @@ def test_counts_by_op_are_the_whole_runs_not_the_last_submodules():
                                 torch.nn.Linear(4, 2, bias=False))
     x = torch.ones(3, 8)
     assert flops.count_flops_by_op(model, x) == {"aten.mm": 2 * 3 * 8 * 4 + 2 * 3 * 4 * 2}
+
+
+def test_an_op_that_does_no_work_counts_zero():
+    """Kills: a per-op count that starts from 1 (an empty matmul would show one FLOP)."""
+    assert flops.count_flops_by_op(lambda: torch.ones(0, 3) @ torch.ones(3, 2)) == {"aten.mm": 0}
