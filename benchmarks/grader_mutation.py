@@ -143,16 +143,16 @@ def tests_at(root: Path, ref: str) -> None:
     subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
 
 
-def reuse(root: Path, skip_unchecked: bool = False) -> None:
+def reuse(root: Path, modules: list[str], skip_unchecked: bool = False) -> None:
     """Ready a kept copy for a second run with the working tree's tests: the mutants they
     had not killed are forgotten (killed ones stay killed, as tests were only added; timeouts
     stay timeouts, each costs minutes), and mutmut's record of which test covers what is
     dropped, so it is made again. A module of ``MODULES`` changed since (a fix) is copied
     again and all its mutants are made and tested again. ``skip_unchecked``: mutants the
-    earlier run never got to are marked skipped, not run."""
+    earlier run never got to are marked skipped, not run. Only ``modules`` are retested."""
     from mutmut.stats import status_by_exit_code
 
-    for module in MODULES:  # a module fixed since: all its mutants made and tested again
+    for module in modules:  # a module fixed since: all its mutants made and tested again
         if (root / module).read_bytes() != (REPO / module).read_bytes():
             print(f"--reuse: {module} changed; all its mutants are tested again")
             shutil.copy2(REPO / module, root / module)
@@ -167,7 +167,9 @@ def reuse(root: Path, skip_unchecked: bool = False) -> None:
         shutil.rmtree(fresh)
     shutil.rmtree(root / "mutants" / "tests", ignore_errors=True)
     (root / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
-    for meta in (root / "mutants").rglob("*.py.meta"):
+    for meta in (root / "mutants" / f"{module}.meta" for module in modules):
+        if not meta.exists():
+            continue
         data = json.loads(meta.read_text())
         skipped = 34 if skip_unchecked else None  # mutmut's exit code for "skipped"
         data["exit_code_by_key"] = {
@@ -310,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.reuse:
         root = args.reuse.resolve()
         args.keep = True
-        reuse(root, skip_unchecked=args.skip_unchecked)
+        reuse(root, modules, skip_unchecked=args.skip_unchecked)
     else:
         root = Path(tempfile.mkdtemp(prefix="grader-mutation-"))
     try:
