@@ -96,6 +96,10 @@ WRONG: dict[str, list[str]] = {
         # casts through torch's default float32 before the dtype
         "def underflows(value, dtype):\n"
         "    return value != 0 and torch.tensor(value).to(dtype).item() == 0\n",
+        # the stored bits compared with +0.0's pattern: -1e-8 becomes -0.0, whose sign bit
+        # is set, so negative underflows are missed
+        "def underflows(value, dtype):\n"
+        "    return value != 0 and bits.bits_of(value, dtype) == 0\n",
         # negative numbers never underflow
         "def underflows(value, dtype):\n"
         "    return value > 0 and torch.tensor(value, dtype=dtype).item() == 0\n",
@@ -129,6 +133,13 @@ WRONG: dict[str, list[str]] = {
         "    total = torch.zeros((), dtype=torch.float32)\n"
         "    for x in torch.tensor(values, dtype=dtype).float():\n"
         "        total = (total + x).to(acc_dtype).float()\n"
+        "    return total.item()\n",
+        # each value rounded to acc_dtype before it is added (a 0-d tensor of acc_dtype
+        # updated in place): a second rounding the spec rules out, wrong for fp32 into bf16
+        "def accumulate(values, dtype, acc_dtype=None):\n"
+        "    total = torch.zeros((), dtype=acc_dtype or dtype)\n"
+        "    for x in torch.tensor(values, dtype=dtype).tolist():\n"
+        "        total.add_(x)\n"
         "    return total.item()\n",
         # type promotion instead of rounding: an accumulator narrower than the inputs is
         # promoted to the inputs' dtype and never rounded to acc_dtype
@@ -199,12 +210,12 @@ RIGHT: dict[str, list[str]] = {
         "    return abs(value) > 0 and stored == 0.0\n",
     ],
     "accumulate": [
-        # 0-d tensors, the addend converted to the accumulator's dtype
+        # 0-d tensors, each sum formed in float64 and rounded to the accumulator's dtype
         "def accumulate(values, dtype, acc_dtype=None):\n"
         "    acc_dtype = acc_dtype or dtype\n"
         "    total = torch.zeros((), dtype=acc_dtype)\n"
         "    for x in torch.tensor(values, dtype=dtype):\n"
-        "        total = (total + x.to(acc_dtype)).to(acc_dtype)\n"
+        "        total = (total.double() + x.double()).to(acc_dtype)\n"
         "    return total.item()\n",
         # functools.reduce over Python floats
         "import functools\n\n\n"
@@ -213,12 +224,12 @@ RIGHT: dict[str, list[str]] = {
         "    cast = [torch.tensor(v, dtype=dtype).item() for v in values]\n"
         "    step = lambda s, x: torch.tensor(s + x, dtype=acc).item()\n"
         "    return float(functools.reduce(step, cast, 0.0))\n",
-        # a 1-element tensor updated in place (in-place add rounds to its dtype)
+        # a float64 running sum, copied into a 1-element acc_dtype tensor after each add
         "def accumulate(values, dtype, acc_dtype=None):\n"
         "    inputs = torch.tensor(values, dtype=dtype).to(torch.float64)\n"
-        "    total = torch.zeros(1, dtype=acc_dtype or dtype)\n"
+        "    rounded = torch.zeros(1, dtype=acc_dtype or dtype)\n"
         "    for i in range(len(inputs)):\n"
-        "        total.add_(inputs[i])\n"
-        "    return float(total[0])\n",
+        "        rounded.copy_(rounded.double() + inputs[i])\n"
+        "    return float(rounded[0])\n",
     ],
 }
