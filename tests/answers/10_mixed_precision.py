@@ -75,92 +75,84 @@ WRONG: dict[str, list[str]] = {
     'RECIPE_BYTES': [
         # master copy forgotten in the mixed recipes
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    RECIPE_BYTES = {\n'
-        '        "fp32": 4 + 4 + 4 + 4,\n'
-        '        "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4,\n'
-        '        "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4,\n'
-        '        "fp16 mixed with loss scaling": 2 + 2 + 4 + 4,\n'
-        '        "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4,\n'
-        '        "bf16 pure": 2 + 2 + 2 + 2,\n'
-        '    }\n',
+        'RECIPE_BYTES = {\n'
+        '    "fp32": 4 + 4 + 4 + 4,\n'
+        '    "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4,\n'
+        '    "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4,\n'
+        '    "fp16 mixed with loss scaling": 2 + 2 + 4 + 4,\n'
+        '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4,\n'
+        '    "bf16 pure": 2 + 2 + 2 + 2,\n'
+        '}\n',
         # grads counted in fp32 in the bf16/fp16 mixed recipes
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    RECIPE_BYTES = {\n'
-        '        "fp32": 4 + 4 + 4 + 4,\n'
-        '        "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4,\n'
-        '        "bf16 mixed (fp32 master)": 2 + 4 + 4 + 4 + 4,\n'
-        '        "fp16 mixed with loss scaling": 2 + 4 + 4 + 4 + 4,\n'
-        '        "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
-        '        "bf16 pure": 2 + 2 + 2 + 2,\n'
-        '    }\n',
+        'RECIPE_BYTES = {\n'
+        '    "fp32": 4 + 4 + 4 + 4,\n'
+        '    "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4,\n'
+        '    "bf16 mixed (fp32 master)": 2 + 4 + 4 + 4 + 4,\n'
+        '    "fp16 mixed with loss scaling": 2 + 4 + 4 + 4 + 4,\n'
+        '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
+        '    "bf16 pure": 2 + 2 + 2 + 2,\n'
+        '}\n',
         # AdamW's two moments counted as one
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    RECIPE_BYTES = {\n'
-        '        "fp32": 4 + 4 + 4,\n'
-        '        "bf16 autocast (fp32 weights)": 4 + 4 + 4,\n'
-        '        "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4,\n'
-        '        "fp16 mixed with loss scaling": 2 + 2 + 4 + 4,\n'
-        '        "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4,\n'
-        '        "bf16 pure": 2 + 2 + 2,\n'
-        '    }\n',
+        'RECIPE_BYTES = {\n'
+        '    "fp32": 4 + 4 + 4,\n'
+        '    "bf16 autocast (fp32 weights)": 4 + 4 + 4,\n'
+        '    "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4,\n'
+        '    "fp16 mixed with loss scaling": 2 + 2 + 4 + 4,\n'
+        '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4,\n'
+        '    "bf16 pure": 2 + 2 + 2,\n'
+        '}\n',
         # AdamW's two moments counted as one only in the pure bf16 recipe
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    RECIPE_BYTES = {\n'
-        '        "fp32": 4 + 4 + 4 + 4,\n'
-        '        "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4,\n'
-        '        "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4 + 4,\n'
-        '        "fp16 mixed with loss scaling": 2 + 2 + 4 + 4 + 4,\n'
-        '        "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
-        '        "bf16 pure": 2 + 2 + 2,\n'
-        '    }\n',
+        'RECIPE_BYTES = {\n'
+        '    "fp32": 4 + 4 + 4 + 4,\n'
+        '    "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4,\n'
+        '    "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4 + 4,\n'
+        '    "fp16 mixed with loss scaling": 2 + 2 + 4 + 4 + 4,\n'
+        '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
+        '    "bf16 pure": 2 + 2 + 2,\n'
+        '}\n',
         # an extra fp32 master copy for autocast, whose weights are already fp32
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    RECIPE_BYTES = {\n'
-        '        "fp32": 4 + 4 + 4 + 4,\n'
-        '        "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4 + 4,\n'
-        '        "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4 + 4,\n'
-        '        "fp16 mixed with loss scaling": 2 + 2 + 4 + 4 + 4,\n'
-        '        "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
-        '        "bf16 pure": 2 + 2 + 2 + 2,\n'
-        '    }\n',
+        'RECIPE_BYTES = {\n'
+        '    "fp32": 4 + 4 + 4 + 4,\n'
+        '    "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4 + 4,\n'
+        '    "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4 + 4,\n'
+        '    "fp16 mixed with loss scaling": 2 + 2 + 4 + 4 + 4,\n'
+        '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
+        '    "bf16 pure": 2 + 2 + 2 + 2,\n'
+        '}\n',
         # autocast assumed to store bf16 weights and gradients (2 + 2 + 4 + 4)
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    RECIPE_BYTES = {\n'
-        '        "fp32": 4 + 4 + 4 + 4,\n'
-        '        "bf16 autocast (fp32 weights)": 2 + 2 + 4 + 4,\n'
-        '        "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4 + 4,\n'
-        '        "fp16 mixed with loss scaling": 2 + 2 + 4 + 4 + 4,\n'
-        '        "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
-        '        "bf16 pure": 2 + 2 + 2 + 2,\n'
-        '    }\n',
+        'RECIPE_BYTES = {\n'
+        '    "fp32": 4 + 4 + 4 + 4,\n'
+        '    "bf16 autocast (fp32 weights)": 2 + 2 + 4 + 4,\n'
+        '    "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4 + 4,\n'
+        '    "fp16 mixed with loss scaling": 2 + 2 + 4 + 4 + 4,\n'
+        '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
+        '    "bf16 pure": 2 + 2 + 2 + 2,\n'
+        '}\n',
         # bf16 pure keeps fp32 moments
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    RECIPE_BYTES = {\n'
-        '        "fp32": 4 + 4 + 4 + 4,\n'
-        '        "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4,\n'
-        '        "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4 + 4,\n'
-        '        "fp16 mixed with loss scaling": 2 + 2 + 4 + 4 + 4,\n'
-        '        "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
-        '        "bf16 pure": 2 + 2 + 4 + 4,\n'
-        '    }\n',
+        'RECIPE_BYTES = {\n'
+        '    "fp32": 4 + 4 + 4 + 4,\n'
+        '    "bf16 autocast (fp32 weights)": 4 + 4 + 4 + 4,\n'
+        '    "bf16 mixed (fp32 master)": 2 + 2 + 4 + 4 + 4,\n'
+        '    "fp16 mixed with loss scaling": 2 + 2 + 4 + 4 + 4,\n'
+        '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
+        '    "bf16 pure": 2 + 2 + 4 + 4,\n'
+        '}\n',
         # bits instead of bytes
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    RECIPE_BYTES = {\n'
-        '        "fp32": 128,\n'
-        '        "bf16 autocast (fp32 weights)": 128,\n'
-        '        "bf16 mixed (fp32 master)": 128,\n'
-        '        "fp16 mixed with loss scaling": 128,\n'
-        '        "bf16 mixed, fp32 grads": 144,\n'
-        '        "bf16 pure": 64,\n'
-        '    }\n',
+        'RECIPE_BYTES = {\n'
+        '    "fp32": 128,\n'
+        '    "bf16 autocast (fp32 weights)": 128,\n'
+        '    "bf16 mixed (fp32 master)": 128,\n'
+        '    "fp16 mixed with loss scaling": 128,\n'
+        '    "bf16 mixed, fp32 grads": 144,\n'
+        '    "bf16 pure": 64,\n'
+        '}\n',
     ],
 }
 
@@ -214,10 +206,9 @@ RIGHT: dict[str, list[str]] = {
         '}\n',
         # floats and dict(...) keyword-free construction from pairs
         'RECIPE_BYTES = {}\n'
-        'with contextlib.suppress(NotImplementedError):\n'
-        '    pairs = [("fp32", 16.0), ("bf16 autocast (fp32 weights)", 16.0),\n'
-        '             ("bf16 mixed (fp32 master)", 16.0), ("fp16 mixed with loss scaling", 16.0),\n'
-        '             ("bf16 mixed, fp32 grads", 18.0), ("bf16 pure", 8.0)]\n'
-        '    RECIPE_BYTES = dict(pairs)\n',
+        'pairs = [("fp32", 16.0), ("bf16 autocast (fp32 weights)", 16.0),\n'
+        '         ("bf16 mixed (fp32 master)", 16.0), ("fp16 mixed with loss scaling", 16.0),\n'
+        '         ("bf16 mixed, fp32 grads", 18.0), ("bf16 pure", 8.0)]\n'
+        'RECIPE_BYTES = dict(pairs)\n',
     ],
 }
