@@ -17,6 +17,11 @@ WRONG: dict[str, list[str]] = {
         # the two gradients returned in the wrong order
         "def linear_backward(x, w, grad_out):\n"
         "    return x.T @ grad_out, grad_out @ w.T\n",
+        # autograd asked for the gradients instead of deriving them (right values, no derivation)
+        "def linear_backward(x, w, grad_out):\n"
+        "    with torch.enable_grad():\n"
+        "        x, w = x.detach().requires_grad_(), w.detach().requires_grad_()\n"
+        "        return torch.autograd.grad(x @ w, (x, w), grad_outputs=grad_out)\n",
     ],
     "two_layer_grads": [
         # forgets the 1/numel of the mean: differentiates the sum
