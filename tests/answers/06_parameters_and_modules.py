@@ -109,6 +109,23 @@ WRONG: dict[str, list[str]] = {
         "        for layer in self.layers:\n"
         "            x = torch.relu(layer(x))\n"
         "        return self.final(x).squeeze(-1)\n",
+        # torch's nn.Linear (with bias) in place of the student's own Linear
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([nn.Linear(dim, dim) for _ in range(num_layers)])\n"
+        "        self.final = nn.Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        return self.final(x).squeeze(-1)\n",
+        # torch's nn.Linear without bias: no extra parameters, but (d_out, d_in) and its init
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([nn.Linear(dim, dim, bias=False)\n"
+        "                                     for _ in range(num_layers)])\n"
+        "        self.final = nn.Linear(dim, 1, bias=False)\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        return self.final(x).squeeze(-1)\n",
     ],
     "count_parameters": [
         # frozen parameters counted too
