@@ -137,6 +137,11 @@ WRONG: dict[str, list[str]] = {
         "def sliding_windows(x, size, step):\n"
         "    n = (len(x) - size) // step + 1\n"
         "    return x.as_strided((n, size), (step, 1), 0)\n",
+        # made contiguous first: a copy of a strided x, so not a view of x's storage
+        "def sliding_windows(x, size, step):\n"
+        "    x = x.contiguous()\n"
+        "    n = (len(x) - size) // step + 1\n"
+        "    return x.as_strided((n, size), (step, 1))\n",
     ],
 }
 
