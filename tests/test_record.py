@@ -310,3 +310,49 @@ def test_odd_ids_get_a_readable_part_and_the_whole_hash() -> None:
     assert record_path(folder, A, " .-X\n").name == expected(" .-X\n", "X")
     long = "a" * 200 + "\n"
     assert record_path(folder, A, long).name == expected(long, "a" * 100)
+
+
+def test_both_notes_head_the_page_and_number_cells_as_the_page_shows_them(
+        tmp_path: Path) -> None:
+    """Kills: the removal note not first, its cell numbers not counting the note cells above
+    them (the reader could not find the cell), the notes' items run together, and the
+    record's message losing its earlier part or its separators."""
+    notebook = perfect_submission(A)
+    test_cell = next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get(
+        "grade_id") == "test_bytes_for")
+    test_cell.metadata["nbgrader"]["points"] = 100
+    copy_of_test = nbformat.v4.new_code_cell("print('also me')")
+    copy_of_test.metadata["nbgrader"] = dict(test_cell.metadata["nbgrader"])
+    notebook.cells.insert(0, copy_of_test)
+    notebook.cells.insert(2, nbformat.v4.new_markdown_cell("a <img src=x onerror=alert(1)>"))
+    notebook.cells.append(nbformat.v4.new_raw_cell("<script>x</script>"))
+    graded_at = notebook.cells.index(test_cell) + 1  # where the submission has it
+    spec, path, result = _graded(tmp_path, notebook)
+    result.message = "graded as x.ipynb"
+    _, written = _written(tmp_path, spec, path, result)
+    last = len(written.cells)
+    assert written.cells[4].source == "<div>\n<p>a <img></p>\n</div>"  # cell 5 as shown
+    assert written.cells[0].source == (
+        "**Note from the grader:** it removed content that could run in a browser from this "
+        "copy of the submission (this does not change the score):\n\n"
+        "- cell 5: a relative URL in &lt;img src&gt;, the onerror attribute of &lt;img&gt;\n"
+        f"- cell {last}: a &lt;script&gt; element")
+    assert written.cells[1].source == (
+        "**Note from the grader:** the instructor's notebook decides which cells are graded "
+        "and how; this submission differed (this does not change the score):\n\n"
+        "- cell 1 of the submission claims to be the graded cell test\\_bytes\\_for, which is "
+        f"cell {graded_at}; it is shown as an ordinary cell\n"
+        f"- cell {graded_at} of the submission \\(test\\_bytes\\_for\\): its nbgrader "
+        "metadata was edited \\(points\\); the instructor's is used")
+    assert result.message == (
+        "graded as x.ipynb; graded cells as released (score unchanged): cell 1 of the "
+        f"submission claims to be the graded cell test_bytes_for, which is cell {graded_at}; it "
+        f"is shown as an ordinary cell; cell {graded_at} of the submission (test_bytes_for): "
+        "its nbgrader metadata was edited (points); the instructor's is used; content that "
+        "could run in a "
+        "browser was removed from the autograded notebook (score unchanged): cell 5: a "
+        f"relative URL in <img src>, the onerror attribute of <img>; cell {last}: a <script> "
+        "element")
+    # the graded cells carry the instructor's metadata, each a copy of its own
+    graded = _cells_by_grade_id(written)
+    assert graded["test_bytes_for"].metadata["nbgrader"]["points"] == 2
