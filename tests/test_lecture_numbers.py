@@ -28,8 +28,8 @@ LECTURE_NUMBERS = {
         ("offset of x[1, 2]: .storage_offset()", "== 6"),  # x[1, 2] of a 4×4 tensor
     ],
     "03_data_types": [
-        ("fp16(1e-8) = 0.0", "float16).item() == 0"),     # fp16 flushes 1e-8 to zero
-        ("bf16(1e-8) = 1.00117", "bfloat16).item() != 0"),  # ... bf16 keeps it
+        ("fp16(1e-8) = 0.0", "bits_of(1e-8, torch.float16) == 0x0000"),   # flushed to +0.0
+        ("bf16(1e-8) = 1.00117", "bits_of(1e-8, torch.bfloat16) != 0x0000"),  # bf16 keeps it
         ("fp16 max                           65504", "max == 65504"),
         ("448.0", "max == 448"),                           # E4M3's largest number
         ("fp8 e5m2 max                       57344", "max == 57344"),
