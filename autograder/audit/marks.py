@@ -23,7 +23,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from autograder.audit.mutants import solution_lines
+from autograder.audit.mutants import joined, solution_lines, squash
 from autograder.spec import GradedCheck, parse
 
 _MARK = re.compile(r"^\s*#\s*audit-(probe|equivalent)\s*:\s*(.*?)\s*$")
@@ -44,11 +44,6 @@ class Marks:
     equivalent: dict[str, str] = field(default_factory=dict)  # mutant key -> reason
     lines: dict[str, str] = field(default_factory=dict)  # a line of code -> reason
     problems: list[str] = field(default_factory=list)  # marks that cannot be used
-
-
-def squash(text: str) -> str:
-    """Whitespace folded, as mutant keys are written."""
-    return re.sub(r"\s+", " ", text.strip())
 
 
 def read_marks(source: str) -> Marks:
@@ -91,7 +86,7 @@ def mark_for(marks: Marks, key: str, removed: list[str]) -> tuple[str, str] | No
     """The mark that covers a mutant (its key, or the line it changes): (mark, reason)."""
     if squash(key) in marks.equivalent:
         return squash(key), marks.equivalent[squash(key)]
-    line = squash(" / ".join(squash(r) for r in removed))
+    line = joined(removed)
     if line in marks.lines:
         return f"line: {line}", marks.lines[line]
     return None

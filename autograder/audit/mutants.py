@@ -279,10 +279,18 @@ def _is_statement_call(wrapper: MetadataWrapper, node: cst.CSTNode) -> bool:
     return isinstance(parent, cst.Expr)
 
 
+def squash(text: str) -> str:
+    """Whitespace folded, as keys and marks are compared."""
+    return re.sub(r"\s+", " ", text.strip())
+
+
+def joined(lines: list[str] | tuple[str, ...]) -> str:
+    """Lines of code as one key part: each squashed, then joined with " / "."""
+    return " / ".join(squash(line) for line in lines)
+
+
 def _key(operator: str, removed: list[str], added: list[str]) -> str:
-    def squash(lines: list[str]) -> str:
-        return " / ".join(re.sub(r"\s+", " ", line.strip()) for line in lines)
-    old, new = squash(removed), squash(added)
+    old, new = joined(removed), joined(added)
     if old == new:  # only the indentation changed
         return f"{operator}: {old} -> {new} (indented differently)"
     return f"{operator}: {old} -> {new}"
