@@ -37,6 +37,9 @@ class Case:
     why: str = ""
     rel: float = DEFAULT_REL
     abs: float = 0.0
+    # Known wrong values and what each one means: ((value, message), ...). A result that
+    # matches one (within rel/abs) is told that message; see hint_for.
+    hints: tuple[tuple[Any, str], ...] = ()
 
 
 class Unplain(TypeError):
@@ -161,6 +164,21 @@ def judge(case: Case, outcome: Outcome) -> str | None:
         return None
     why = f"  [{case.why}]" if case.why else ""
     return f"{case.call} {problem}{why}"
+
+
+def hint_for(case: Case, value: Any) -> str | None:
+    """The message of the first known wrong value that ``value`` matches, or None.
+
+    Matching uses the case's own tolerance, so a hint covers exactly the results that the
+    same comparison would have accepted had the wrong value been the expected one.
+    """
+    for wrong, message in case.hints:
+        try:
+            if _mismatch(value, wrong, case.rel, case.abs) is None:
+                return message
+        except Exception:  # noqa: BLE001 - an odd value simply matches no hint
+            continue
+    return None
 
 
 def failure_report(failures: list[str], total: int) -> str:

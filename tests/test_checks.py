@@ -16,6 +16,7 @@ from lecture_utils.checks import (
     check,
     evaluate,
     failure_report,
+    hint_for,
     judge,
     to_plain,
 )
@@ -268,3 +269,14 @@ def test_an_unfinished_exercise_says_it_is_not_implemented_yet() -> None:
 
     assert evaluate(Case("f()", 1), {"f": unfinished}) == Outcome(
         error="is not implemented yet (it raised NotImplementedError)")
+
+
+def test_hint_for_matches_a_known_wrong_value_within_the_case_tolerance():
+    case = Case("flops(2, 3, 4)", 48, "2mkn", rel=1e-6,
+                hints=((24, "forgot the factor of 2"), ([1, 2], "a list")))
+    assert hint_for(case, 24) == "forgot the factor of 2"
+    assert hint_for(case, 24 * (1 + 1e-7)) == "forgot the factor of 2"
+    assert hint_for(case, 24 * (1 + 1e-5)) is None
+    assert hint_for(case, [1, 2]) == "a list"
+    assert hint_for(case, 48) is None
+    assert hint_for(Case("f()", 1), 24) is None
