@@ -7,11 +7,13 @@ A test cell in a notebook is a list of ``Case`` literals and one call to ``check
     ])
 
 Each case is an expression to evaluate in the notebook (the student's code), the plain value
-it must produce (numbers, bools, strings, None, and lists of those), a tolerance, and a reason
-shown when it fails. Keeping cases as literals means a grader can read them straight from the
-instructor's notebook, run only the expressions where the student's code lives, and compare the
-plain results somewhere that code cannot reach. ``evaluate`` and ``judge`` are those two
-halves; ``check`` is both, run in the notebook for students and for nbgrader.
+it must produce (numbers, bools, strings, None, and lists of those), a tolerance, a reason
+shown when it fails, and optionally known wrong values with a message for each (``hints``,
+told in place of the comparison when a result matches one). Keeping cases as literals means
+a grader can read them straight from the instructor's notebook, run only the expressions
+where the student's code lives, and compare the plain results somewhere that code cannot
+reach. ``evaluate`` and ``judge`` are those two halves; ``check`` is both, run in the
+notebook for students and for nbgrader.
 """
 
 from __future__ import annotations
@@ -158,10 +160,17 @@ def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float) -> str | None:
 
 
 def judge(case: Case, outcome: Outcome) -> str | None:
-    """A failure message for one case, or None if it passed. Pure: plain data in and out."""
+    """A failure message for one case, or None if it passed. Pure: plain data in and out.
+
+    A result that matches one of the case's hints is told the hint's message in place of
+    the comparison with the expected value.
+    """
     problem = outcome.error or _mismatch(outcome.value, case.expect, case.rel, case.abs)
     if problem is None:
         return None
+    hint = None if outcome.error else hint_for(case, outcome.value)
+    if hint:  # a known slip: its message says more than the comparison would
+        problem = f"returned {_describe(outcome.value)}: {hint}"
     why = f"  [{case.why}]" if case.why else ""
     return f"{case.call} {problem}{why}"
 
