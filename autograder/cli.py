@@ -169,6 +169,25 @@ def _release(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export(args: argparse.Namespace) -> int:
+    from autograder.export import ExportError, export_grades, report
+
+    roster = Path(args.roster) if args.roster else None
+    try:
+        done = export_grades(Path(args.course), args.assignment, args.format,
+                             roster_path=roster, out=Path(args.out) if args.out else None,
+                             title=args.title, canvas_assignment_id=args.canvas_assignment_id,
+                             moodle_id=args.moodle_id)
+    except ExportError as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {done.path}: {done.rows} student(s), {len(done.blank)} on the roster "
+          "without a record (blank score)")
+    for line in report(done, roster):
+        print(f"autograder: {line}", file=sys.stderr)
+    return NOT_ALL_GRADED if done.left_out or done.unreadable else 0
+
+
 def _positive(kind: type) -> Callable[[str], float]:
     """An argparse type that accepts only numbers above zero."""
     def parse(text: str) -> float:
@@ -283,6 +302,32 @@ def main(argv: list[str] | None = None) -> int:
     )
     release.add_argument("assignments", nargs="*", help="assignment names (default: all)")
     release.set_defaults(run=_release)
+
+    export = commands.add_parser(
+        "export", help="write an assignment's grades for Canvas or Moodle to import, or as CSV",
+        description="Write the grades of ASSIGNMENT (its records in grades/ASSIGNMENT/, from "
+        "grade) as a Canvas gradebook import file, a Moodle grade import file (grade and "
+        "feedback) or a plain CSV; by default to exports/ASSIGNMENT/FORMAT.csv in the course. "
+        "ROSTER.csv maps each student's grader id to the LMS: columns grader_id, then name, "
+        "canvas_id, sis_user_id, sis_login_id, section (Canvas) or email, idnumber, username "
+        "(Moodle). Exit status 0 when every graded student is in the file; "
+        f"{NOT_ALL_GRADED} when some are not (listed on stderr, with what to do); 2 when "
+        "nothing was written.",
+    )
+    export.add_argument("assignment", help="assignment name (a folder of grades/)")
+    export.add_argument("--format", required=True, choices=("canvas", "moodle", "csv"))
+    export.add_argument("--roster", metavar="ROSTER.csv",
+                        help="grader id -> LMS identity (needed for canvas and moodle)")
+    export.add_argument("--course", default=".", help="course directory (default: here)")
+    export.add_argument("--out", metavar="FILE", help="where to write the export")
+    export.add_argument("--title", help="the LMS column title (default: the assignment name)")
+    export.add_argument("--canvas-assignment-id", metavar="ID",
+                        help="the Canvas assignment's id: the column is titled 'TITLE (ID)' "
+                        "and fills that assignment")
+    export.add_argument("--moodle-id", choices=("email", "idnumber", "username"),
+                        help="the roster column Moodle finds students by (default: the first "
+                        "of these the roster has)")
+    export.set_defaults(run=_export)
 
     args = parser.parse_args(argv)
     return args.run(args)
