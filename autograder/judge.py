@@ -2,7 +2,8 @@
 
 This runs in the grader, never in the sandbox: it compares plain values against the
 instructor's expected values with ``lecture_utils.checks.judge``. Hidden checks are reported
-without their expression or expected value, so feedback never reveals them. The report has
+without their expression or expected value, so feedback never reveals them; a result that
+matches a known wrong value (a case's hint) is told the hint's message instead. The report has
 been validated (``protocol.Report.from_wire``) but its values are the student's; statuses
 come from the flags the runner set, never from error text. Imports ``autograder.plan``,
 ``protocol``, ``results``, ``spec`` and ``lecture_utils.checks``.
@@ -14,7 +15,7 @@ from autograder.plan import Plan
 from autograder.protocol import CaseOutcome, Report, Status
 from autograder.results import TestResult
 from autograder.spec import AssignmentSpec
-from lecture_utils.checks import Outcome, failure_report, judge
+from lecture_utils.checks import Outcome, failure_report, hint_for, judge
 
 
 def _status_of(outcomes: list[CaseOutcome]) -> Status:
@@ -47,8 +48,12 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
         if message is None:
             continue
         if hidden:
+            # a hint is the instructor's text (spec.py keeps the expected value out of it);
+            # the comparison is never shown, it would quote the expected value
+            hint = hint_for(case, raw.value) if raw.error is None else None
             why = f"  [{case.why}]" if case.why else ""
-            failures.append(f"hidden check {hidden_number} failed{why}")
+            failures.append(f"hidden check {hidden_number} failed"
+                            f"{': ' + hint if hint else ''}{why}")
         else:
             failures.append(message)
     if not failures:

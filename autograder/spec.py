@@ -3,7 +3,9 @@
 Each graded test cell holds a ``check([...])`` call whose list is ``Case(...)`` literals
 (``lecture_utils.checks``). They are parsed here with ``ast`` and never executed, so the
 grader can judge a submission from the plain values its code returns, outside the sandbox,
-and the cases' expected values never reach student code.
+and the cases' expected values never reach student code. A case's hints (known wrong values
+with a message each) are checked here: each value must fail its case, and a hidden case's
+messages must not show its call or expected value.
 
 Trusts the instructor notebook (still, nothing in it is executed). Imports ``nbformat``,
 ``autograder.notebook`` and ``lecture_utils.checks``.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +23,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.notebook import nbgrader_meta
-from lecture_utils.checks import Case
+from lecture_utils.checks import Case, Outcome, judge
 
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 # Unchanged instructor cells that import or only define things are cheap and may be needed
@@ -104,6 +107,47 @@ def _hidden_lines(source: str) -> set[int]:
     return lines
 
 
+def _spellings(value: object) -> set[str]:
+    """How a message could write ``value``: as Python shows it and as ``%g`` does."""
+    if value is None or isinstance(value, bool):
+        return set()  # True, False and None are words: a hint may well use them
+    if isinstance(value, (int, float)):
+        found = {repr(value), str(value), f"{value:.6g}", f"{value:g}"}
+        return found | {s.replace("e+", "e") for s in found}
+    if isinstance(value, (list, tuple)):
+        # a list's short items (0, 1, 2...) are ordinary words of a message; its longer ones
+        # and the whole list are not
+        items = {s for item in value for s in _spellings(item) if len(s) > 2}
+        return {repr(list(value)), repr(tuple(value))} | items
+    return {str(value), repr(value)}
+
+
+def _mentions(message: str, spelling: str) -> bool:
+    """Whether ``spelling`` stands on its own in ``message`` (6, not the 6 of 16 or x6)."""
+    return re.search(rf"(?<![\w.]){re.escape(spelling)}(?!\w|\.\d)", message) is not None
+
+
+def _check_hints(case: Case, hidden: bool, where: str) -> None:
+    """A case's hints are (wrong value, message) pairs whose values fail the case; a hidden
+    case's messages name neither its call nor its expected value (students read them)."""
+    if not isinstance(case.hints, (tuple, list)):
+        raise SpecError(f"{where}: hints must be a tuple of (wrong value, message) pairs")
+    for hint in case.hints:
+        if not (isinstance(hint, (tuple, list)) and len(hint) == 2
+                and isinstance(hint[1], str) and hint[1].strip()):
+            raise SpecError(f"{where}: each hint must be a (wrong value, message) pair, "
+                            f"not {hint!r}")
+        wrong, message = hint
+        if judge(case, Outcome(value=wrong)) is None:
+            raise SpecError(f"{where}: the hint value {wrong!r} passes the case, so its "
+                            "message would never be shown")
+        if hidden:
+            shown = [s for s in {case.call, *_spellings(case.expect)} if _mentions(message, s)]
+            if shown:
+                raise SpecError(f"{where}: the hint {message!r} of a hidden case shows "
+                                f"{shown[0]!r}, its call or expected value: reword it")
+
+
 def parse_cases(source: str, where: str) -> tuple[tuple[Case, ...], tuple[bool, ...]]:
     """The Case literals of a test cell, and which of them are hidden."""
     try:
@@ -121,7 +165,9 @@ def parse_cases(source: str, where: str) -> tuple[tuple[Case, ...], tuple[bool, 
                 raise SpecError(
                     f"{where}: line {node.lineno}: Case arguments must be literals so the "
                     "grader can read them as data") from None
-            cases.append((node.lineno, Case(*args, **kwargs)))
+            case = Case(*args, **kwargs)
+            _check_hints(case, node.lineno in hidden_lines, f"{where}: line {node.lineno}")
+            cases.append((node.lineno, case))
     if not cases:
         raise SpecError(f"{where}: test cell has no Case(...) literals")
     cases.sort(key=lambda pair: pair[0])
