@@ -513,10 +513,11 @@ def _account(export: Export, grades: dict[str, Grade], roster: Roster | None,
                 + (" ..." if len(missing) > 20 else ""))
         return
     export.left_out = missing
-    unmatched_rows = {look_alike_key(row.grader_id): row for row in roster.rows
-                      if row.grader_id not in grades}
+    # a folder name that differs from the roster's only in case, width or an invisible
+    # character is most likely the same student, worth pointing at
+    by_key = {look_alike_key(row.grader_id): row for row in roster.rows}
     for student in missing:
-        row = unmatched_rows.get(look_alike_key(student))
+        row = by_key.get(look_alike_key(student))
         if row is not None:
             export.look_alikes[student] = row
 
@@ -533,9 +534,10 @@ def report(export: Export, roster: Path | None) -> list[str]:
                      "folder name under submitted/) and export again:")
         for student in export.left_out[:50]:
             hint = export.look_alikes.get(student)
-            lines.append(f"  {printable(student)}" + (
-                f" (looks like {printable(hint.grader_id)} on line {hint.line} of the "
-                "roster, which has no record: the same student?)" if hint else ""))
+            lines.append(f"  {printable(student)}" + ("" if hint is None else (
+                f" (looks like {printable(hint.grader_id)} on line {hint.line} of the roster"
+                + (", which has no record" if hint.grader_id in export.blank else "")
+                + ": the same student?)")))
         if len(export.left_out) > 50:
             lines.append(f"  ... and {len(export.left_out) - 50} more")
     if export.not_final:
