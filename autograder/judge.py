@@ -5,15 +5,17 @@ instructor's expected values with ``lecture_utils.checks.judge``. Hidden checks 
 without their expression or expected value, so feedback never reveals them; a result that
 matches a known wrong value (a case's hint) is told the hint's message instead. The report has
 been validated (``protocol.Report.from_wire``) but its values are the student's; statuses
-come from the flags the runner set, never from error text. Imports ``autograder.plan``,
-``protocol``, ``results``, ``spec`` and ``lecture_utils.checks``.
+come from the flags the runner set, never from error text. Each case's verdict is kept
+(``results.CaseResult``) with the student's value when it was wrong, as bounded text, and
+never the expected value. Imports ``autograder.plan``, ``protocol``, ``results``, ``spec``
+and ``lecture_utils.checks``.
 """
 
 from __future__ import annotations
 
 from autograder.plan import Plan
 from autograder.protocol import CaseOutcome, Report, Status
-from autograder.results import TestResult
+from autograder.results import CASE_ERROR, CASE_NOT_COMPARABLE, CaseResult, TestResult, short_value
 from autograder.spec import AssignmentSpec
 from lecture_utils.checks import Outcome, failure_report, hint_for, judge
 
@@ -27,6 +29,20 @@ def _status_of(outcomes: list[CaseOutcome]) -> Status:
     return Status.FAILED
 
 
+def _case_result(index: int, hidden: bool, outcome: CaseOutcome, passed: bool,
+                 comparable: bool) -> CaseResult:
+    """What a record keeps of one case: its verdict, and the student's value only if wrong."""
+    if passed:
+        return CaseResult(index, hidden, True, Status.PASSED)
+    if outcome.timeout or outcome.oom:
+        status = Status.TIMEOUT if outcome.timeout else Status.OUT_OF_MEMORY
+        return CaseResult(index, hidden, False, status)
+    if outcome.error is not None:
+        return CaseResult(index, hidden, False, CASE_ERROR)
+    status = Status.FAILED if comparable else CASE_NOT_COMPARABLE
+    return CaseResult(index, hidden, False, status, short_value(outcome.value))
+
+
 def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutcome] | None,
                    report: Report) -> TestResult:
     """One exercise's result from its case outcomes (None: never evaluated)."""
@@ -35,14 +51,17 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
         status = report.status if report.status != Status.OK else Status.CRASHED
         reason = report.message or "the notebook stopped before this test ran"
         return TestResult(grade_id, 0.0, check.points, status, f"not graded: {reason}")
-    failures, hidden_number = [], 0
-    for case, hidden, raw in zip(check.cases, check.hidden, outcomes):
+    failures, hidden_number, cases = [], 0, []
+    for index, (case, hidden, raw) in enumerate(zip(check.cases, check.hidden, outcomes)):
+        comparable = True
         try:
             message = judge(case, Outcome(value=raw.value, error=raw.error))
         except Exception as error:  # noqa: BLE001 - an odd value fails its case, nothing more
+            comparable = False
             message = (f"{case.call} returned a value the grader could not compare "
                        f"({type(error).__name__}); if you think it is right, ask for a "
                        "manual grade")
+        cases.append(_case_result(index, hidden, raw, message is None, comparable))
         if hidden:
             hidden_number += 1
         if message is None:
@@ -58,9 +77,9 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
             failures.append(message)
     if not failures:
         return TestResult(grade_id, check.points, check.points, Status.PASSED,
-                          f"All {len(check.cases)} checks passed.")
+                          f"All {len(check.cases)} checks passed.", cases)
     return TestResult(grade_id, 0.0, check.points, _status_of(outcomes[:len(check.cases)]),
-                      failure_report(failures, len(check.cases)))
+                      failure_report(failures, len(check.cases)), cases)
 
 
 def judge_submission(spec: AssignmentSpec, plan: Plan,

@@ -43,7 +43,19 @@ def test_grades_a_filled_in_copy_with_hidden_tests_and_writes_json(tmp_path):
     assert set(tests) == {"test_training_flops", "test_training_days",
                           "test_max_trainable_params"}
     for test in tests.values():
-        assert set(test) == {"grade_id", "points", "max_points", "status", "message"}
+        assert set(test) == {"grade_id", "points", "max_points", "status", "message", "cases"}
+    # each case's verdict; the wrong answer's value (2ND, forward only) where it failed
+    spec = load_spec(instructor_notebook(NB))
+    for grade_id, test in tests.items():
+        assert [(c["index"], c["hidden"]) for c in test["cases"]] == list(
+            enumerate(spec.checks[grade_id].hidden))
+    assert all(c["passed"] for g in tests if g != "test_training_flops"
+               for c in tests[g]["cases"])
+    flops = zip(spec.checks["test_training_flops"].cases, tests["test_training_flops"]["cases"])
+    for case, kept in flops:  # 2ND is right only for 0 FLOPs; a passed case keeps no value
+        assert kept["passed"] == (case.expect == 0)
+        assert kept["value"] is None if kept["passed"] else \
+            float(kept["value"]) == pytest.approx(case.expect / 3)
     assert tests["test_training_flops"]["status"] == "failed"
     assert tests["test_training_flops"]["points"] == 0
     assert "3× too small" in tests["test_training_flops"]["message"]

@@ -8,7 +8,7 @@ from autograder.course import assignments, instructor_notebook
 from autograder.judge import judge_exercise, judge_submission
 from autograder.plan import Plan
 from autograder.protocol import CaseOutcome, Report, Status
-from autograder.results import TestResult
+from autograder.results import CaseResult, TestResult
 from autograder.spec import AssignmentSpec, GradedCheck, load_spec, parse_cases, strip_hidden
 
 A = "00_napkin_math"
@@ -149,10 +149,14 @@ def test_every_result_names_its_exercise_and_its_points():
     without its summary; what formgrader and the CSV show per exercise."""
     spec = _secret_spec()
     passed = judge_exercise(spec, "t", _outcomes(spec, RIGHT), OK)
-    assert passed == TestResult("t", 2.5, 2.5, Status.PASSED, "All 5 checks passed.")
+    every_case = [CaseResult(i, i > 0, True, Status.PASSED) for i in range(5)]
+    assert passed == TestResult("t", 2.5, 2.5, Status.PASSED, "All 5 checks passed.",
+                                every_case)
     failed = judge_exercise(spec, "t", _outcomes(spec, [3, *RIGHT[1:]]), OK)
     assert failed == TestResult("t", 0.0, 2.5, Status.FAILED,
-                                "1 of 5 checks failed:\n- f(1) returned 3; expected 2  [doubles]")
+                                "1 of 5 checks failed:\n- f(1) returned 3; expected 2  [doubles]",
+                                [CaseResult(0, False, False, Status.FAILED, "3"),
+                                 *every_case[1:]])
     # a later failure after a passed case is still found (every case is judged)
     late = judge_exercise(spec, "t", _outcomes(spec, [*RIGHT[:4], False]), OK)
     assert late.message == "1 of 5 checks failed:\n- hidden check 4 failed  [a bool]"

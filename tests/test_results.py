@@ -7,14 +7,16 @@ import json
 from pathlib import Path
 
 from autograder.protocol import Status
-from autograder.results import NotebookResult, TestResult, summarize
+from autograder.results import CaseResult, NotebookResult, TestResult, summarize
 
 FAILED = "2 of 3 checks failed:\n- f(1) returned 3; expected 2\n- hidden check 1 failed"
 
 
 def _result(**kwargs: object) -> NotebookResult:
     tests = [TestResult("q1", 1.0, 1.0, Status.PASSED, "All 2 checks passed."),
-             TestResult("q2", 0.0, 2.5, Status.FAILED, FAILED),
+             TestResult("q2", 0.0, 2.5, Status.FAILED, FAILED,
+                        [CaseResult(0, False, False, Status.FAILED, "3"),
+                         CaseResult(1, True, True, Status.PASSED)]),
              TestResult("q3", 0.5, 1.0, Status.TIMEOUT, "not graded: cell 3 ran past 30 s "
                         + "x" * 80)]
     return NotebookResult("n.ipynb", "01_a", tests, student="ada", **kwargs)
@@ -32,11 +34,15 @@ def test_score_and_record_add_up_the_exercises(tmp_path: Path) -> None:
         "notebook": "n.ipynb", "assignment": "01_a", "student": "ada", "status": "tampered",
         "message": "q2: its test cell was edited", "score": 1.5, "max_score": 4.5,
         "tests": [{"grade_id": "q1", "points": 1.0, "max_points": 1.0, "status": "passed",
-                   "message": "All 2 checks passed."},
+                   "message": "All 2 checks passed.", "cases": []},
                   {"grade_id": "q2", "points": 0.0, "max_points": 2.5, "status": "failed",
-                   "message": FAILED},
+                   "message": FAILED, "cases": [
+                       {"index": 0, "hidden": False, "passed": False, "status": "failed",
+                        "value": "3"},
+                       {"index": 1, "hidden": True, "passed": True, "status": "passed",
+                        "value": None}]},
                   {"grade_id": "q3", "points": 0.5, "max_points": 1.0, "status": "timeout",
-                   "message": "not graded: cell 3 ran past 30 s " + "x" * 80}]}
+                   "message": "not graded: cell 3 ran past 30 s " + "x" * 80, "cases": []}]}
 
 
 def test_table_shows_points_status_and_the_first_failure_of_each_exercise() -> None:
