@@ -75,6 +75,7 @@ POINTS_POSSIBLE = "Points Possible"
 # a grade that is not final: the submission must be graded again, or looked at by a person
 NOT_FINAL = frozenset({Status.INVALID, Status.GRADER_ERROR})
 ROSTER_KEY = "grader_id"
+SURROGATE = re.compile("[\ud800-\udfff]")
 # Canvas's own export spells its columns like this; "Student" is the name, not our id
 ROSTER_ALIASES = {"student": "name", "id": "canvas_id"}
 ROSTER_COLUMNS_HELP = (
@@ -414,12 +415,20 @@ def _plain_row(student: str, grade: Grade | None, identity: list[str],
               else "" for e in exercises)]
 
 
+def _utf8(cell: Any) -> Any:
+    # a folder name's bytes that were not UTF-8 reach us as lone surrogates, which a UTF-8
+    # file cannot hold: each becomes U+FFFD, what a UTF-8 reader shows for a bad byte
+    if isinstance(cell, str):
+        return SURROGATE.sub("\ufffd", cell)
+    return cell
+
+
 def to_csv(rows: Iterable[Sequence[Any]]) -> str:
     """The rows as CSV text, every text cell guarded against formulas; quoting of commas,
     quotes and line breaks is the csv module's (RFC 4180, CRLF line ends)."""
     text = io.StringIO()
     writer = csv.writer(text)
-    writer.writerows(safe_row(row) for row in rows)
+    writer.writerows(safe_row(_utf8(cell) for cell in row) for row in rows)
     return text.getvalue()
 
 

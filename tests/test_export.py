@@ -320,6 +320,13 @@ def test_hostile_and_unicode_text_round_trips_and_never_runs(
     assert sorted(row[0] for row in plain[1:]) == sorted([text, "plain"])
 
 
+def test_folder_names_that_were_not_utf8_are_written_as_replacement_characters(
+        tmp_path: Path) -> None:
+    record(tmp_path, "bad\udcffbytes", {"ex1": (1, 2)})  # how Python reads byte 0xff
+    done = export_grades(tmp_path, A, "csv")
+    assert read_back(done.path)[1][:3] == ["bad\ufffdbytes", "graded", "1"]
+
+
 def test_roster_with_a_byte_order_mark_is_read(course: Path, tmp_path: Path) -> None:
     path = tmp_path / "excel.csv"
     path.write_bytes("\ufeffgrader_id,canvas_id\r\nalice,1\r\n".encode())
