@@ -43,7 +43,8 @@ invalid notebook, a grader error) gets a blank score too (:attr:`Export.not_fina
 Trusts the roster's structure no further than it checks it (every problem is an
 :class:`ExportError` naming the file and line); trusts the records as the grader wrote them,
 after checking each field's type; treats every student id, name and identity as hostile
-text. Imports the standard library and the grader's record, status and spreadsheet helpers.
+text. Imports the standard library and the grader's record, status, identity and
+spreadsheet helpers (nothing that grades).
 """
 
 from __future__ import annotations
