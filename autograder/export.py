@@ -140,7 +140,11 @@ class Export:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) else None
+    try:
+        number = float(value)
+    except OverflowError:  # an integer too large for a float (a record edited by hand)
+        return None
+    return number if math.isfinite(number) else None
 
 
 def grade_of(data: Any) -> Grade | None:

@@ -277,11 +277,16 @@ def test_records_that_disagree_on_the_maximum_are_warned_about(
 
 
 def test_unreadable_record_files_are_reported(course: Path) -> None:
-    (course / "grades" / A / "broken.json").write_text('{"student": "x", "score": "ten"}',
-                                                       encoding="utf-8")
+    folder = course / "grades" / A
+    (folder / "broken.json").write_text('{"student": "x", "score": "ten"}', encoding="utf-8")
+    (folder / "huge.json").write_text(
+        '{"student": "y", "status": "graded", "score": 1' + "0" * 400 + ', "max_score": 5, '
+        '"tests": []}', encoding="utf-8")
+    (folder / "cut.json").write_text('{"student": "z", "sta', encoding="utf-8")
     done = export_grades(course, A, "csv")
-    assert [p.name for p in done.unreadable] == ["broken.json"]
+    assert [p.name for p in done.unreadable] == ["broken.json", "cut.json", "huge.json"]
     assert "broken.json: not a record" in report(done, None)[0]
+    assert len(read_back(done.path)) == 3  # the header, alice and bob
 
 
 def test_no_records_is_an_error_that_says_to_grade(tmp_path: Path) -> None:
