@@ -16,10 +16,9 @@ out those you name, which is what the forward pass adds to memory.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import torch
 
@@ -148,14 +147,3 @@ def allocated_during(device: torch.device | str) -> Iterator[Allocated]:
         result.allocated = delta.allocated
     else:
         raise ValueError(f"allocated_during measures cpu and cuda memory, not {device.type}")
-
-
-def saves_while(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> int:
-    """How many tensors autograd was asked to save for a backward pass while
-    ``fn(*args, **kwargs)`` ran: 0 for code that builds no graph (a hand-derived backward on
-    inputs that need no gradient), more for code that records one and calls ``.backward()``
-    or ``torch.autograd.grad``. ``torch.func`` transforms refuse to run under the hooks
-    this uses, so they raise instead."""
-    with record_saved() as saved:
-        fn(*args, **kwargs)
-    return len(saved)

@@ -2,7 +2,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from lecture_utils import flops, hardware
-from lecture_utils.formula_probe import measuring_tools_called, uses_measuring_tool
+from lecture_utils.probes.formula import measuring_tools_called, uses_measuring_tool
 
 
 def _meta(*shape: int) -> torch.Tensor:

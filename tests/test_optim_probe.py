@@ -7,7 +7,7 @@ import importlib
 import pytest
 import torch
 
-from lecture_utils.optim_probe import buffers, probe_groups, stepped, trajectory, uses_torch_optim
+from lecture_utils.probes.optim import buffers, probe_groups, stepped, trajectory, uses_torch_optim
 
 
 def test_trajectory_is_plain_and_deterministic():

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from lecture_utils import resume_probe as rp
+from lecture_utils import tiny_lm
+from lecture_utils.probes import resume as rp
 
 
 def _set_seed(seed):  # a correct set_seed, for the probes (the test's own, not shipped)
@@ -46,12 +47,12 @@ def _torch_clip(parameters, max_norm):
 
 def test_write_tokens_is_a_deterministic_uint16_memmap(tmp_path):
     state = torch.get_rng_state(), np.random.get_state()[1].copy(), random.getstate()
-    tokens = rp.write_tokens(tmp_path / "a.bin", 1000, vocab=50, seed=3)
-    again = rp.write_tokens(tmp_path / "b.bin", 1000, vocab=50, seed=3)
+    tokens = tiny_lm.write_tokens(tmp_path / "a.bin", 1000, vocab=50, seed=3)
+    again = tiny_lm.write_tokens(tmp_path / "b.bin", 1000, vocab=50, seed=3)
     assert isinstance(tokens, np.memmap) and tokens.dtype == np.uint16
     assert os.path.getsize(tmp_path / "a.bin") == 2000
     assert np.array_equal(tokens, again) and tokens.max() < 50
-    assert not np.array_equal(tokens, rp.write_tokens(tmp_path / "c.bin", 1000, 50, seed=4))
+    assert not np.array_equal(tokens, tiny_lm.write_tokens(tmp_path / "c.bin", 1000, 50, seed=4))
     # no global generator moved
     assert torch.equal(torch.get_rng_state(), state[0])
     assert np.array_equal(np.random.get_state()[1], state[1]) and random.getstate() == state[2]
@@ -60,35 +61,35 @@ def test_write_tokens_is_a_deterministic_uint16_memmap(tmp_path):
 def test_chunk_batch_takes_aligned_chunks_chosen_by_torch(tmp_path):
     tokens = np.arange(10 * 9, dtype=np.uint16)  # 10 chunks of context + 1 = 9 tokens
     torch.manual_seed(0)
-    x, y = rp.chunk_batch(tokens, 6, 8)
+    x, y = tiny_lm.chunk_batch(tokens, 6, 8)
     assert x.shape == y.shape == (6, 8) and x.dtype == torch.int64
     assert torch.equal(x[:, 1:], y[:, :-1])           # targets are the next tokens
     assert bool((x[:, 0] % 9 == 0).all())             # each row starts a chunk
     torch.manual_seed(0)
-    assert torch.equal(rp.chunk_batch(tokens, 6, 8)[0], x)
+    assert torch.equal(tiny_lm.chunk_batch(tokens, 6, 8)[0], x)
 
 
 def test_tiny_lm_shapes_and_dropout():
     torch.manual_seed(0)
-    model = rp.TinyLM(d_model=16, dropout=0.5)
-    x = torch.randint(rp.VOCAB, (2, 5))
-    assert model(x).shape == (2, 5, rp.VOCAB)
+    model = tiny_lm.TinyLM(d_model=16, dropout=0.5)
+    x = torch.randint(tiny_lm.VOCAB, (2, 5))
+    assert model(x).shape == (2, 5, tiny_lm.VOCAB)
     assert not torch.equal(model(x), model(x))        # train mode: fresh dropout masks
     model.eval()
     assert torch.equal(model(x), model(x))
 
 
 def test_train_steps_sets_the_rate_and_clips_every_step(tmp_path):
-    tokens = rp.write_tokens(tmp_path / "t.bin", 4096)
+    tokens = tiny_lm.write_tokens(tmp_path / "t.bin", 4096)
     torch.manual_seed(0)
-    model = rp.TinyLM(d_model=16)
+    model = tiny_lm.TinyLM(d_model=16)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
     seen = []
 
     def clip(parameters, max_norm):
         seen.append((len(list(parameters)), max_norm))
 
-    losses = rp.train_steps(model, optimizer, tokens, range(3, 7), lr_at=lambda s: s / 10,
+    losses = tiny_lm.train_steps(model, optimizer, tokens, range(3, 7), lr_at=lambda s: s / 10,
                             clip=clip, max_norm=0.3)
     assert len(losses) == 4 and all(isinstance(v, float) for v in losses)
     assert seen == [(5, 0.3)] * 4 and optimizer.param_groups[0]["lr"] == 0.6

@@ -65,22 +65,22 @@ def _solutions() -> dict:
 def _worker(mode: str, folder: Path) -> None:
     import torch
 
-    from lecture_utils import resume_probe as rp
+    from lecture_utils import tiny_lm
 
     ns = _solutions()
     torch.set_num_threads(1)
-    tokens = rp.write_tokens(folder / "tokens.bin", 16_384, seed=2)
+    tokens = tiny_lm.write_tokens(folder / "tokens.bin", 16_384, seed=2)
 
     def lr_at(step: int) -> float:
         return ns["cosine_lr"](step, 3e-3, 3e-4, 5, N)
 
     def fresh(init_seed: int):
         torch.manual_seed(init_seed)
-        model = rp.TinyLM(d_model=64, dropout=0.1)
+        model = tiny_lm.TinyLM(d_model=64, dropout=0.1)
         return model, torch.optim.AdamW(model.parameters(), lr=0.0, weight_decay=0.1)
 
     def train(model, optimizer, steps):
-        return rp.train_steps(model, optimizer, tokens, steps, lr_at=lr_at,
+        return tiny_lm.train_steps(model, optimizer, tokens, steps, lr_at=lr_at,
                               clip=ns["clip_grad_norm"], **SETTINGS)
 
     if mode in ("straight", "first"):

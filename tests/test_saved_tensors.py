@@ -6,6 +6,7 @@ from torch import nn
 from torch.utils.checkpoint import checkpoint
 
 from lecture_utils import saved_tensors
+from lecture_utils.probes.autograd import saves_while
 
 
 def test_records_what_a_matmul_chain_saves():
@@ -127,10 +128,10 @@ def test_allocated_during_on_cuda_counts_saved_activations():
 
 def test_saves_while_counts_saves_and_none_for_a_hand_derived_backward():
     x, w = torch.ones(2, 3), torch.ones(3, 4)
-    assert saved_tensors.saves_while(lambda a, b: (a.T @ (a @ b)), x, w) == 0
+    assert saves_while(lambda a, b: (a.T @ (a @ b)), x, w) == 0
     w_grad = w.clone().requires_grad_()
 
     def with_autograd() -> None:
         (x @ w_grad).sum().backward()
 
-    assert saved_tensors.saves_while(with_autograd) >= 1
+    assert saves_while(with_autograd) >= 1

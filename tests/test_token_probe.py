@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from lecture_utils.checks import to_plain
-from lecture_utils.token_probe import (
+from lecture_utils.probes.tokens import (
     CountingTokens,
     elements_read,
     opened_file,

@@ -83,6 +83,11 @@ WRONG: dict[str, list[str]] = {
         "def mfu_from_datasheet(flops, seconds, datasheet_tflops, with_sparsity):\n"
         "    peak = datasheet_tflops / 2 if with_sparsity else datasheet_tflops\n"
         "    return flops / seconds / peak\n",
+        # the helper of the cells below, not the formula asked for
+        "from lecture_utils.hardware import fraction_of_peak\n\n"
+        "def mfu_from_datasheet(flops, seconds, datasheet_tflops, with_sparsity):\n"
+        "    peak = datasheet_tflops * 1e12 / (2 if with_sparsity else 1)\n"
+        "    return fraction_of_peak(flops / seconds, peak)\n",
     ],
     "arithmetic_intensity": [
         # C forgotten: only the two inputs' bytes
@@ -97,6 +102,17 @@ WRONG: dict[str, list[str]] = {
         # C read and written (C += A @ B): its bytes counted twice
         "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
         "    return 2 * m * k * n / ((m * k + k * n + 2 * m * n) * bytes_per_element)\n",
+        # measured, not the formula asked for: counted FLOPs over meta tensors' nbytes
+        "import torch\nfrom lecture_utils.flops import count_flops\n\n"
+        "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
+        "    dtype = {1: torch.int8, 2: torch.float16, 4: torch.float32,\n"
+        "             8: torch.float64}[bytes_per_element]\n"
+        "    a = torch.empty(m, k, device='meta', dtype=torch.float32)\n"
+        "    b = torch.empty(k, n, device='meta', dtype=torch.float32)\n"
+        "    flops = count_flops(torch.matmul, a, b)\n"
+        "    sizes = [torch.empty(s, device='meta', dtype=dtype).nbytes\n"
+        "             for s in ((m, k), (k, n), (m, n))]\n"
+        "    return flops / sum(sizes)\n",
     ],
 }
 
@@ -161,16 +177,10 @@ RIGHT: dict[str, list[str]] = {
         "    b_bytes = k * n * bytes_per_element\n"
         "    c_bytes = m * n * bytes_per_element\n"
         "    return 2 * m * k * n / (a_bytes + b_bytes + c_bytes)\n",
-        # measured on meta tensors: counted FLOPs over the tensors' nbytes (int dtype by size)
-        "import torch\nfrom lecture_utils.flops import count_flops\n\n"
+        # the traffic summed over the three matrices' shapes
         "def arithmetic_intensity(m, k, n, bytes_per_element):\n"
-        "    dtype = {1: torch.int8, 2: torch.float16, 4: torch.float32,\n"
-        "             8: torch.float64}[bytes_per_element]\n"
-        "    a = torch.empty(m, k, device='meta', dtype=torch.float32)\n"
-        "    b = torch.empty(k, n, device='meta', dtype=torch.float32)\n"
-        "    flops = count_flops(torch.matmul, a, b)\n"
-        "    sizes = [torch.empty(s, device='meta', dtype=dtype).nbytes\n"
-        "             for s in ((m, k), (k, n), (m, n))]\n"
-        "    return flops / sum(sizes)\n",
+        "    shapes = ((m, k), (k, n), (m, n))\n"
+        "    traffic = bytes_per_element * sum(rows * cols for rows, cols in shapes)\n"
+        "    return float(2 * m * k * n) / traffic\n",
     ],
 }
