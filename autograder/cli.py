@@ -188,6 +188,30 @@ def _export(args: argparse.Namespace) -> int:
     return NOT_ALL_GRADED if done.left_out or done.unreadable else 0
 
 
+def _stats(args: argparse.Namespace) -> int:
+    from autograder.course_dirs import CourseDirs, GradeError, source_notebook
+    from autograder.spec import SpecError, load_spec
+    from autograder.stats import StatsError, write_stats
+
+    try:
+        course = CourseDirs.load(Path(args.course))
+        spec = load_spec(source_notebook(course, args.assignment))
+        run = write_stats(course.root, args.assignment, spec, top=args.top,
+                          progress=not args.no_progress)
+    except (GradeError, SpecError, StatsError) as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 2
+    left_out = f" ({run.unusable} unreadable record(s) left out)" if run.unusable else ""
+    print(f"{run.records} record(s) in {run.seconds:.1f} s{left_out}; wrote "
+          f"{run.folder}/: {', '.join(p.name for p in run.files)}")
+    if run.todo:
+        print(f"\n{len(run.todo)} common wrong value(s) no hint covers yet (most common first; "
+              "all of them in report.html and wrong_values.csv):")
+        for w in run.todo[:10]:
+            print(f"  {w.count:>5}  {w.grade_id} {w.label}: {w.value}")
+    return 0
+
+
 def _positive(kind: type) -> Callable[[str], float]:
     """An argparse type that accepts only numbers above zero."""
     def parse(text: str) -> float:
@@ -328,6 +352,23 @@ def main(argv: list[str] | None = None) -> int:
                         help="the roster column Moodle finds students by (default: the first "
                         "of these the roster has)")
     export.set_defaults(run=_export)
+
+    stats = commands.add_parser(
+        "stats", help="what a graded class got wrong: statistics, plots and a report page",
+        description="Read the records of ASSIGNMENT (grades/ASSIGNMENT/, from grade) and write "
+        "stats/ASSIGNMENT/ in the course: questions.csv (per exercise n, mean, median, SD, "
+        "%% full and zero marks, item-rest discrimination), checks.csv (per check case its "
+        "pass rate and why), wrong_values.csv (per case the most common wrong values, with "
+        "counts and whether a hint covers each), the plots as PNG files and report.html, one "
+        "self-contained page with all of it. No student is named in any. Exit status 0 when "
+        "written, 2 when there is nothing to read.",
+    )
+    stats.add_argument("assignment", help="assignment name (a folder of grades/)")
+    stats.add_argument("--course", default=".", help="course directory (default: here)")
+    stats.add_argument("--top", type=int, default=10, metavar="N",
+                       help="wrong values listed per check case (default 10)")
+    stats.add_argument("--no-progress", action="store_true", help="no progress bar")
+    stats.set_defaults(run=_stats)
 
     args = parser.parse_args(argv)
     return args.run(args)
