@@ -365,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     stats.add_argument("assignment", help="assignment name (a folder of grades/)")
     stats.add_argument("--course", default=".", help="course directory (default: here)")
-    stats.add_argument("--top", type=int, default=10, metavar="N",
+    stats.add_argument("--top", type=_positive(int), default=10, metavar="N",
                        help="wrong values listed per check case (default 10)")
     stats.add_argument("--no-progress", action="store_true", help="no progress bar")
     stats.set_defaults(run=_stats)

@@ -143,6 +143,8 @@ class CaseResult:
                 or not isinstance(hidden, bool) or not isinstance(passed, bool)
                 or not isinstance(status, str) or not (value is None or isinstance(value, str))):
             return None
+        if value is not None and len(value) > VALUE_CHARS:  # a record edited by hand
+            value = value[: VALUE_CHARS - 1] + CUT
         return cls(index, hidden, passed, status, value)
 
 

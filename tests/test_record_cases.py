@@ -149,6 +149,8 @@ def test_records_written_before_cases_were_kept_still_load(tmp_path):
              {"index": 2, "hidden": True, "passed": False, "status": "failed", "value": 3},
              "not a case"]
     assert cases_of({**old, "cases": mixed}) == [CaseResult(0, False, False, "failed", "3")]
+    long = {"index": 0, "hidden": False, "passed": False, "status": "failed", "value": "9" * 500}
+    assert cases_of({**old, "cases": [long]})[0].value == "9" * (VALUE_CHARS - 1) + CUT
     # a record round-trips with its cases
     test = TestResult("t", 0.0, 1.0, Status.FAILED, "x", [CaseResult(0, False, False,
                                                                      "failed", "3")])

@@ -4,8 +4,10 @@ The instructor opens it in a browser, perhaps offline, so everything is in the f
 plots are ``data:`` images, the style is inline, there is no script and no external URL.
 Student values are hostile text: every piece of text goes through ``html.escape`` (quotes
 included), and the page's Content-Security-Policy (``default-src 'none'; img-src data:;
-style-src 'unsafe-inline'``) forbids script, frames, fonts and any request even if markup
-got through. Trusts nothing it prints; imports ``autograder.stats.plots`` and ``summary``.
+style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'``) forbids script, frames,
+fonts and any request even if markup got through (it cannot stop a ``<meta>`` refresh: the
+escaping is what keeps that out). Trusts nothing it prints; imports
+``autograder.stats.plots`` and ``summary``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from autograder.stats.summary import (
     instructor_todo,
 )
 
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+# (base-uri and form-action do not fall back to default-src: a <base> would move relative URLs)
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
+       "form-action 'none'")
 STYLE = """
 body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100px;
        padding: 0 1em; color: #222; }
