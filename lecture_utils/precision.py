@@ -80,18 +80,19 @@ class MasterWeights:
 def train_losses(model: nn.Module, batches: Iterable[tuple[torch.Tensor, torch.Tensor]],
                  *, autocast_dtype: torch.dtype | None = None,
                  scaler: torch.amp.GradScaler | None = None, loss_factor: float = 1.0,
-                 lr: float = 1e-2) -> tuple[list[float], list[float]]:
+                 lr: float = 1e-2, eps: float = 1e-15) -> tuple[list[float], list[float]]:
     """Train ``model`` (fp32 parameters) with AdamW on ``batches`` of (x, y), mean squared
     error, forward under ``torch.autocast`` of ``autocast_dtype`` (None: plain fp32).
 
     The loss that ``backward`` sees is multiplied by ``loss_factor`` (AdamW divides by the
     gradients' own size, so in fp32 this changes almost nothing; in fp16 small gradients
-    vanish). AdamW's ``eps`` is 1e-15 rather than the default 1e-8, so that it stays far below
-    gradients shrunk by a small ``loss_factor`` and the factor really changes almost nothing.
+    vanish). AdamW's ``eps`` defaults to 1e-15 rather than torch's 1e-8, so that it stays far
+    below gradients shrunk by a small ``loss_factor`` and the factor really changes almost
+    nothing.
     ``scaler`` is an optional ``torch.amp.GradScaler``. Returns the loss of each
     step (before ``loss_factor``) and the fraction of gradient entries that were exactly 0.
     """
-    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, eps=1e-15)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, eps=eps)
     losses, zero_fractions = [], []
     for x, y in batches:
         optimizer.zero_grad()
