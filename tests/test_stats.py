@@ -220,7 +220,7 @@ def test_command_writes_every_file_and_lists_the_todo(tmp_path, capsys):
         record = {"student": f"s{number}", "status": "graded", "tests": [
             {"grade_id": "test_training_flops", "points": 0.0, "cases": [
                 {"index": 0, "hidden": False, "passed": False, "status": "failed",
-                 "value": "2.1e+24"}]},
+                 "value": "1.234e+24"}]},  # (a value no hint names)
             {"grade_id": "test_training_days", "points": float(number % 2)}]}
         folder = course / "grades" / "00_napkin_math"
         folder.mkdir(parents=True, exist_ok=True)
@@ -232,7 +232,7 @@ def test_command_writes_every_file_and_lists_the_todo(tmp_path, capsys):
     assert written == {"questions.csv", "checks.csv", "wrong_values.csv", "report.html",
                        "score_distribution.png", "pass_rates.png",
                        "difficulty_discrimination.png", "top_wrong_values.png"}
-    assert re.search(r"^ +4  test_training_flops training_flops\(70e9, 15e12\): 2\.1e\+24$",
+    assert re.search(r"^ +4  test_training_flops training_flops\(70e9, 15e12\): 1\.234e\+24$",
                      out, re.MULTILINE), out
 
 

@@ -34,7 +34,8 @@ body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1100p
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 13px; }
 th, td { border: 1px solid #ccc; padding: 3px 7px; text-align: left; vertical-align: top; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
-code { font: 12px ui-monospace, monospace; white-space: pre-wrap; word-break: break-all; }
+code { font: 12px ui-monospace, monospace; white-space: nowrap; }
+td.wrap code { white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 1em 0 2em; } img { max-width: 100%; height: auto; }
 figcaption { font-size: 13px; color: #444; }
 .todo { background: #fdecea; }
@@ -53,16 +54,17 @@ def _pct(x: float | None) -> str:
     return "" if x is None else f"{100 * x:.1f}%"
 
 
-def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], numeric: set[int],
+def _table(headers: Sequence[str], rows: Iterable[Sequence[str]], classes: str,
            row_class: Sequence[str] = ()) -> str:
-    """A table of already-escaped cells; columns in ``numeric`` right-aligned."""
+    """A table of already-escaped cells. ``classes`` has one letter per column: ``n`` a
+    number (right-aligned), ``w`` long text that may wrap anywhere (values), ``.`` plain."""
+    names = {"n": ' class="n"', "w": ' class="wrap"', ".": ""}
     head = "".join(f"<th scope=col>{_text(h)}</th>" for h in headers)
     body = []
     for number, row in enumerate(rows):
         cls = f' class="{row_class[number]}"' if number < len(row_class) and \
             row_class[number] else ""
-        cells = "".join(f'<td class="n">{c}</td>' if i in numeric else f"<td>{c}</td>"
-                        for i, c in enumerate(row))
+        cells = "".join(f"<td{names[kind]}>{cell}</td>" for kind, cell in zip(classes, row))
         body.append(f"<tr{cls}>{cells}</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
@@ -115,27 +117,30 @@ def render(assignment: str, n: int, unusable: int, questions: list[QuestionStats
         "other exercises (item-rest); blank where a score does not vary. SD is this class's "
         "(population) standard deviation.</p>",
         _table(["exercise", "points", "n", "mean", "median", "SD", "full marks", "zero",
-                "discrimination"], question_rows, {1, 2, 3, 4, 5, 6, 7, 8}),
+                "discrimination"], question_rows, ".nnnnnnnn"),
     ]
-    for name in ("score_distribution", "difficulty_discrimination"):
-        if name in by_name:
-            parts.append(_figure(by_name[name]))
-    parts += ["<h2>Checks</h2>",
-              "<p>n counts the submissions whose check was judged (an exercise that never "
-              "ran, or whose test cell was edited, has no per-check verdicts).</p>",
-              _table(["exercise", "case", "", "check", "why", "n", "pass rate"], check_rows,
-                     {1, 5, 6})]
-    if "pass_rates" in by_name:
-        parts.append(_figure(by_name["pass_rates"]))
-    parts += ["<h2>Wrong values no hint covers yet</h2>",
-              f"<p>Given by at least {TODO_FROM} submissions. Each is a candidate for a hint "
-              "(<code>Case(..., hints=((value, message),))</code> in the test cell).</p>",
-              _table(wrong_headers, wrong_rows(todo), {3, 4}) if todo
+    if "score_distribution" in by_name:
+        parts.append(_figure(by_name["score_distribution"]))
+    parts += [f"<h2>Wrong values no hint covers yet ({len(todo)})</h2>",
+              f"<p>Given by at least {TODO_FROM} submissions: each is a candidate for a hint "
+              "(<code>Case(..., hints=((value, message),))</code> in the test cell), which "
+              "the next student who gives it will see.</p>",
+              _table(wrong_headers, wrong_rows(todo), ".wwnn.") if todo
               else "<p>None.</p>"]
     if "top_wrong_values" in by_name:
         parts.append(_figure(by_name["top_wrong_values"]))
+    if "difficulty_discrimination" in by_name:
+        parts += ["<h2>Difficulty and discrimination</h2>",
+                  _figure(by_name["difficulty_discrimination"])]
+    parts += ["<h2>Checks</h2>",
+              "<p>n counts the submissions whose check was judged (an exercise that never "
+              "ran, or whose test cell was edited, has no per-check verdicts).</p>",
+              _table(["exercise", "case", "kind", "check", "why", "n", "pass rate"], check_rows,
+                     ".n.w.nn")]
+    if "pass_rates" in by_name:
+        parts.append(_figure(by_name["pass_rates"]))
     parts += ["<h2>All common wrong values</h2>",
-              _table(wrong_headers, wrong_rows(wrong), {3, 4},
+              _table(wrong_headers, wrong_rows(wrong), ".wwnn.",
                      ["todo" if w in todo else "" for w in wrong]),
               "</body></html>"]
     return "\n".join(parts) + "\n"

@@ -112,9 +112,13 @@ def difficulty_discrimination(questions: list[QuestionStats]) -> Plot:
     placed = [q for q in questions if q.difficulty is not None and q.discrimination is not None]
     ax.scatter([100 * q.difficulty for q in placed], [q.discrimination for q in placed],
                marker="D", color=PLAIN, zorder=3)
-    for q in placed:
+    # labels fanned out vertically, each with a line to its point: exercises of a notebook
+    # often sit close together
+    for number, q in enumerate(sorted(placed, key=lambda q: (q.discrimination, q.difficulty))):
         ax.annotate(_short(q.grade_id, 30), (100 * q.difficulty, q.discrimination),
-                    textcoords="offset points", xytext=(6, 4), fontsize=8, parse_math=False)
+                    textcoords="offset points", xytext=(14, -18 + 16 * (number % 4)),
+                    fontsize=8, parse_math=False, va="center",
+                    arrowprops={"arrowstyle": "-", "color": "grey", "linewidth": 0.6})
     ax.axhline(0.2, linestyle="--", color="grey", linewidth=1)
     ax.text(1, 0.21, "r = 0.2: below, the exercise barely separates strong from weak "
             "submissions", fontsize=7, color="dimgrey")
