@@ -4,7 +4,10 @@
 Each student hands in the released notebook with every exercise answered from
 ``tests/answers/<assignment>.py``: the instructor's solution or one of the RIGHT variants,
 one of the WRONG ones (each exercise has its own error rate; the first wrong answer listed is
-the most common), or nothing (the stub left as released). Students differ in ability, so a
+the most common), a slip nobody listed (one of three mutants ``autograder.audit`` makes of
+the solution: a changed operator, a dropped factor), or nothing (the stub left as released).
+The listed mistakes are the ones the course's hints were seeded from; the slips are what a
+hint does not cover yet, as in a real class. Students differ in ability, so a
 student who misses one exercise is likelier to miss the others, as in a real class. All of it
 is drawn from ``--seed``.
 
@@ -35,6 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from autograder.audit.mutants import mutants_of  # noqa: E402
 from autograder.course import NBGRADER_CONFIG, instructor_notebook  # noqa: E402
 from autograder.course_dirs import nbgrader_env  # noqa: E402
 from autograder.notebook import grade_id, nbgrader_meta, read_notebook  # noqa: E402
@@ -42,6 +46,8 @@ from autograder.sandbox.bwrap import sandbox_available  # noqa: E402
 
 SCREENSHOT_BYTES = 150_000  # what the README's images may weigh (tests/test_readme_images.py)
 BLANK_RATE = 0.04  # students who leave an exercise as released
+SLIP_SHARE = 0.25  # of the wrong answers: slips (mutants) rather than listed mistakes
+SLIPS = 3  # different slips per exercise, so that each is made by several students
 
 
 def answers(assignment: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -80,7 +86,11 @@ def make_class(root: Path, assignment: str, students: int, seed: int) -> dict[st
     released = read_notebook(root / "release" / assignment / f"{assignment}.ipynb")
     # each exercise its own share of wrong answers, from easy to hard
     error_rate = {gid: rng.uniform(0.1, 0.5) for gid in solutions}
-    kinds = {"right": 0, "wrong": 0, "blank": 0}
+    slips = {}
+    for gid in sorted(solutions):
+        mutants = mutants_of(solutions[gid])
+        slips[gid] = [m.source for m in rng.sample(mutants, min(SLIPS, len(mutants)))]
+    kinds = {"right": 0, "wrong": 0, "slip": 0, "blank": 0}
     for number in range(1, students + 1):
         ability = rng.random()
         notebook = json.loads(json.dumps(released))  # a deep copy, as plain JSON
@@ -92,7 +102,11 @@ def make_class(root: Path, assignment: str, students: int, seed: int) -> dict[st
             if draw < BLANK_RATE * (1.5 - ability):
                 kinds["blank"] += 1
                 continue  # the released stub: raises NotImplementedError
-            if draw < error_rate[gid] * (1.5 - ability) and wrong.get(gid):
+            if draw < error_rate[gid] * (1.5 - ability) and slips[gid] \
+                    and rng.random() < SLIP_SHARE:
+                cell["source"] = rng.choice(slips[gid])
+                kinds["slip"] += 1
+            elif draw < error_rate[gid] * (1.5 - ability) and wrong.get(gid):
                 options = wrong[gid]  # the first listed is the most common mistake
                 weights = [3] + [1] * (len(options) - 1)
                 cell["source"] = rng.choices(options, weights)[0]

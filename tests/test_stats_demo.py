@@ -7,6 +7,7 @@ import importlib.util
 import shutil
 from pathlib import Path
 
+from autograder.audit.mutants import mutants_of
 from autograder.course import RELEASE, REPO, instructor_notebook
 from autograder.notebook import grade_id, nbgrader_meta, read_notebook
 
@@ -32,14 +33,15 @@ def _course(root: Path) -> Path:
 
 def test_a_seeded_class_mixes_right_wrong_and_blank_answers(tmp_path):
     demo = _demo()
+    solutions = {grade_id(c): c.source for c in read_notebook(instructor_notebook(A)).cells
+                 if nbgrader_meta(c).get("solution")}
     kinds = demo.make_class(_course(tmp_path / "one"), A, 60, seed=3)
     again = demo.make_class(_course(tmp_path / "two"), A, 60, seed=3)
     assert kinds == again and sum(kinds.values()) == 60 * 3  # three exercises
     assert all(count > 0 for count in kinds.values()), kinds
+    slips = {gid: {m.source for m in mutants_of(source)} for gid, source in solutions.items()}
     right, wrong = demo.answers(A)
     released = read_notebook(RELEASE / A / f"{A}.ipynb")
-    solutions = {grade_id(c): c.source for c in read_notebook(instructor_notebook(A)).cells
-                 if nbgrader_meta(c).get("solution")}
     wrong_given = set()
     for number in range(1, 61):
         path = f"submitted/student-{number:03d}/{A}/{A}.ipynb"
@@ -50,7 +52,8 @@ def test_a_seeded_class_mixes_right_wrong_and_blank_answers(tmp_path):
             if not nbgrader_meta(cell).get("solution"):
                 assert cell.source == original.source  # test cells as released: not tampered
                 continue
-            assert cell.source in {original.source, solutions[gid], *right[gid], *wrong[gid]}
+            assert cell.source in {original.source, solutions[gid], *right[gid], *wrong[gid],
+                                   *slips[gid]}
             wrong_given |= {(gid, cell.source)} & {(gid, w) for w in wrong[gid]}
     # the most common mistake of each exercise is there (it is drawn three times as often)
     assert {(gid, options[0]) for gid, options in wrong.items()} <= wrong_given
