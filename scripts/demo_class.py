@@ -99,14 +99,15 @@ def make_class(root: Path, assignment: str, students: int, seed: int) -> dict[st
             if gid not in solutions or not cell["metadata"]["nbgrader"].get("solution"):
                 continue
             draw = rng.random()
-            if draw < BLANK_RATE * (1.5 - ability):
+            weakness = 2 * (1 - ability)  # 0 for the strongest student, 2 for the weakest
+            if draw < BLANK_RATE * weakness:
                 kinds["blank"] += 1
                 continue  # the released stub: raises NotImplementedError
-            if draw < error_rate[gid] * (1.5 - ability) and slips[gid] \
+            if draw < error_rate[gid] * weakness and slips[gid] \
                     and rng.random() < SLIP_SHARE:
                 cell["source"] = rng.choice(slips[gid])
                 kinds["slip"] += 1
-            elif draw < error_rate[gid] * (1.5 - ability) and wrong.get(gid):
+            elif draw < error_rate[gid] * weakness and wrong.get(gid):
                 options = wrong[gid]  # the first listed is the most common mistake
                 weights = [3] + [1] * (len(options) - 1)
                 cell["source"] = rng.choices(options, weights)[0]
