@@ -127,7 +127,7 @@ def _mentions(message: str, spelling: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(spelling)}(?!\w|\.\d)", message) is not None
 
 
-def _check_hints(case: Case, hidden: bool, where: str) -> None:
+def check_hints(case: Case, hidden: bool, where: str) -> None:
     """A case's hints are (wrong value, message) pairs whose values fail the case; a hidden
     case's messages name neither its call nor its expected value (students read them)."""
     if not isinstance(case.hints, (tuple, list)):
@@ -166,7 +166,7 @@ def parse_cases(source: str, where: str) -> tuple[tuple[Case, ...], tuple[bool, 
                     f"{where}: line {node.lineno}: Case arguments must be literals so the "
                     "grader can read them as data") from None
             case = Case(*args, **kwargs)
-            _check_hints(case, node.lineno in hidden_lines, f"{where}: line {node.lineno}")
+            check_hints(case, node.lineno in hidden_lines, f"{where}: line {node.lineno}")
             cases.append((node.lineno, case))
     if not cases:
         raise SpecError(f"{where}: test cell has no Case(...) literals")

@@ -58,7 +58,8 @@ def test_grades_a_filled_in_copy_with_hidden_tests_and_writes_json(tmp_path):
             float(kept["value"]) == pytest.approx(case.expect / 3)
     assert tests["test_training_flops"]["status"] == "failed"
     assert tests["test_training_flops"]["points"] == 0
-    assert "3× too small" in tests["test_training_flops"]["message"]
+    # 2ND is a known slip: its hint, not the comparison
+    assert "returned 2.1e+24: forward pass only" in tests["test_training_flops"]["message"]
     assert data["score"] == data["max_score"] - tests["test_training_flops"]["max_points"]
     table, details = run.stdout.split("\nWhat went wrong, in full:\n")
     lines = table.splitlines()
@@ -132,7 +133,7 @@ def test_check_works_unsandboxed_where_there_is_no_proc(tmp_path):
                           command], capture_output=True, text=True, timeout=300, cwd=REPO)
     assert run.returncode == 0, run.stderr[-3000:]
     assert "score: 6/7" in run.stdout   # all but tensor_bytes (1 of 7 points)
-    assert "returned 32; expected 128" in run.stdout
+    assert "returned 32: elements, not bytes" in run.stdout  # the case's hint
     left = subprocess.run(["pgrep", "-f", f"sleep {marker}$"], capture_output=True, text=True)
     assert left.stdout == ""
 

@@ -36,10 +36,10 @@ def test_all_right_scores_full_points(spec):
 
 def test_visible_failure_says_what_went_wrong_hidden_failure_does_not_leak(spec):
     check = spec.checks[G]
-    wrong = [c.expect / 3 for c in check.cases]  # forward-only FLOPs: 2ND
+    wrong = [c.expect * 1000 for c in check.cases]  # a slip no hint names: kFLOPs
     result = judge_exercise(spec, G, _outcomes(spec, wrong), OK)
     assert result.points == 0 and result.status == "failed"
-    assert "3× too small" in result.message
+    assert "1000× too large" in result.message
     for case, hidden in zip(check.cases, check.hidden):
         if hidden:
             assert case.call not in result.message
