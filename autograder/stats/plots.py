@@ -119,9 +119,10 @@ def difficulty_discrimination(questions: list[QuestionStats]) -> Plot:
                     textcoords="offset points", xytext=(14, -18 + 16 * (number % 4)),
                     fontsize=8, parse_math=False, va="center",
                     arrowprops={"arrowstyle": "-", "color": "grey", "linewidth": 0.6})
-    ax.axhline(0.2, linestyle="--", color="grey", linewidth=1)
-    ax.text(1, 0.21, "r = 0.2: below, the exercise barely separates strong from weak "
-            "submissions", fontsize=7, color="dimgrey")
+    ax.axhline(0.2, linestyle="--", color="grey", linewidth=1,
+               label="r = 0.2: below it, an exercise barely separates strong from weak "
+               "submissions")
+    ax.legend(loc="lower left", fontsize=7)
     ax.set_xlim(0, 105)
     ax.set_ylim(-1.05, 1.05)
     ax.set_xlabel("mean score (% of the exercise's points): right is easier")
