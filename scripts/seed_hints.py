@@ -65,6 +65,8 @@ class GradedAnswers:
 
 @dataclass(frozen=True)
 class Hint:
+    """A new hint: which case it belongs to, and the wrong value with its message."""
+
     test: str  # the test cell's grade_id
     index: int  # the case's position in the cell
     hidden: bool
@@ -161,6 +163,10 @@ def collect_hints(spec: AssignmentSpec, graded: list[GradedAnswers],
     for exercise in graded:
         check = spec.checks[exercise.test]
         messages = comments.get(exercise.solution, [])
+        if len(messages) != len(exercise.wrong):  # WRONG built by code: comments unknowable
+            notes.append(f"{exercise.test}: {len(exercise.wrong)} WRONG answers graded but "
+                         f"{len(messages)} found written out in the answers file")
+            continue
         for index, (case, hidden) in enumerate(zip(check.cases, check.hidden)):
             where = f"{exercise.test} case {index}"
             right = [o[index].value for o in exercise.right
@@ -172,7 +178,7 @@ def collect_hints(spec: AssignmentSpec, graded: list[GradedAnswers],
                 value = outcomes[index].value
                 if judge(case, Outcome(value=value)) is None:
                     continue  # this answer passes this case
-                comment = messages[number] if number < len(messages) else ""
+                comment = messages[number]
                 if not comment:
                     notes.append(f"{where}: WRONG answer {number} has no comment above it")
                 elif isinstance(value, bool) or value is None:

@@ -324,6 +324,10 @@ def test_hints_are_collected_one_per_distinct_wrong_value():
         ("t", 2, True, 14.0, "forward pass only; or: counted 2 per token")]
     assert any("7.0 is also a right answer's value" in n for n in notes)
     assert any("shows '42'" in n for n in notes)
+    # answers added by code have no comment to read: nothing is guessed for any of them
+    hints, notes = seed.collect_hints(spec, _graded(wrong, right), {"f": comments["f"][:3]})
+    assert hints == [] and notes == ["t: 4 WRONG answers graded but 3 found written out in "
+                                     "the answers file"]
 
 
 def test_hints_are_written_into_the_cell_and_read_back_as_data():
