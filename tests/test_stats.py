@@ -8,6 +8,7 @@ import io
 import json
 import math
 import re
+import sys
 import time
 from pathlib import Path
 
@@ -242,3 +243,20 @@ def test_command_without_records_says_what_to_do(tmp_path, capsys):
     assert "no records in" in err and "autograder grade 00_napkin_math" in err
     status, out, err = _stats(capsys, "no_such_assignment", "--course", str(tmp_path))
     assert status == 2 and "not an assignment" in err
+
+
+def test_many_records_show_progress_with_or_without_tqdm(tmp_path, monkeypatch, capsys):
+    """A bar on stderr from PROGRESS_FROM records (here lowered to 3); a plain counter when
+    tqdm is not installed; nothing below the threshold or with progress off."""
+    for number in range(5):
+        _write(tmp_path, f"s{number}", {"q1": 1.0})
+    monkeypatch.setattr("autograder.stats.PROGRESS_FROM", 3)
+    write_stats(tmp_path, A, _spec(), plots=False)
+    assert "5/5" in capsys.readouterr().err  # tqdm's count
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # import tqdm now raises ImportError
+    write_stats(tmp_path, A, _spec(), plots=False)
+    assert capsys.readouterr().err == "\rread 5/5 records\n"
+    write_stats(tmp_path, A, _spec(), plots=False, progress=False)
+    monkeypatch.setattr("autograder.stats.PROGRESS_FROM", 6)
+    write_stats(tmp_path, A, _spec(), plots=False)
+    assert capsys.readouterr().err == ""
