@@ -1,12 +1,13 @@
 """Every way of being right scores full marks; every plausible way of being wrong loses
 exactly its exercise, when graded by `python -m autograder grade` (the instructor's command).
 
-`test_nbgrader_grading.py` proves wrong answers against stock nbgrader; here the
-differently-written correct ones of `right_answers.py`, and the first wrong answer of each
-exercise, go through this project's grader, one batch per assignment. Every wrong answer is
-graded by `python -m autograder audit` too (`test_audit_course.py`), with the same judge but
-not through `grade`'s whole batch, which is what this file adds: the plans, the gradebook
-and "exactly its exercise", the other exercises keeping their points.
+`test_nbgrader_grading.py` proves wrong answers against stock nbgrader; here the first
+differently-written correct answer and the first wrong answer of each exercise go through this
+project's grader, one batch per assignment. Every known answer, right or wrong, is graded by
+`python -m autograder audit` too (`test_audit_course.py`), with the same judge but not through
+`grade`'s whole batch, which is what this file adds: the plans, the gradebook and "exactly its
+exercise", the other exercises keeping their points. One answer of each kind per exercise is
+enough for that; the rest would only cost CI time.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def _grade(assignment: str, tmp_path_factory) -> tuple:
     answers = {}  # student → (grade_id, right?)
     for kind, table in (("right", RIGHT_ANSWERS), ("wrong", WRONG_ANSWERS)):
         for grade_id, sources in table.get(assignment, {}).items():
-            for i, source in enumerate(sources if kind == "right" else sources[:1]):
+            for i, source in enumerate(sources[:1]):
                 student = f"{kind}-{grade_id}-{i}"
                 course.submit(student, assignment, with_answer(perfect, grade_id, source))
                 answers[student] = (grade_id, kind == "right")
