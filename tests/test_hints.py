@@ -120,6 +120,11 @@ def test_a_hint_that_never_shows_or_gives_a_hidden_value_away_is_rejected(hint, 
         parse_cases(source, "nb")
 
 
+def test_hints_must_be_a_tuple_of_pairs():
+    with pytest.raises(SpecError, match="must be a tuple"):
+        parse_cases('check([Case("f()", 1, hints="2 means doubled")])', "nb")
+
+
 def test_what_a_hidden_hint_may_say():
     """A hidden hint may use numbers that are not its expected value (12.6, 1260, 2126, the
     short items of an expected list), and a visible hint may quote its own expected value."""
