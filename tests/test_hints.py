@@ -76,6 +76,22 @@ def test_a_hint_matches_within_the_case_tolerance_and_passing_still_passes(capsy
     assert capsys.readouterr().out == "All 1 checks passed.\n"
 
 
+def test_the_released_test_cell_tells_a_student_the_hint():
+    """The test cell as students get it (notebooks/), run as the notebook runs it, with a
+    forward-only training_flops. Kills: hints missing from the release, or check() in the
+    notebook not using them."""
+    assignment = "00_napkin_math"
+    cell = next(c.source for c in read_notebook(RELEASE / assignment / f"{assignment}.ipynb").cells
+                if c.metadata.get("nbgrader", {}).get("grade_id") == "test_training_flops")
+    namespace = {"Case": Case, "check": check, "training_flops": lambda n, d: 2 * n * d}
+    with pytest.raises(CheckFailed) as raised:
+        exec(cell, namespace)  # noqa: S102 - the released cell, as the notebook runs it
+    assert raised.value.failures[1] == ("training_flops(1, 1) returned 2: forward pass only  "
+                                        "[6 FLOPs per parameter per token: 2 forward + 4 "
+                                        "backward; 2 alone counts only the forward pass]")
+    assert all(": forward pass only  [" in f for f in raised.value.failures)
+
+
 # --- reading hints from a test cell -------------------------------------------------------------
 
 CELL = '''check([
