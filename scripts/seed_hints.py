@@ -50,7 +50,7 @@ from lecture_utils.checks import Case, Outcome, hint_for, judge  # noqa: E402
 
 ANSWERS = REPO / "tests" / "answers"
 MAX_ITEMS, MAX_CHARS = 8, 80  # a hint's value is read in a test cell: a few items at most
-LINE = 100  # the course's line length, in notebooks too
+LINE = 88  # a test cell line wider than this runs past a JupyterLab cell (test_student_notebooks)
 
 
 @dataclass
@@ -227,7 +227,7 @@ def _literal(value: Any, *, in_list: bool = False) -> str:
 
 def _hint_source(value: Any, message: str, column: int) -> str:
     """One ``(value, "message")`` pair starting at ``column``, its message cut into adjacent
-    string literals so that no line passes column 100 (on a line of its own after a long
+    string literals so that no line passes column LINE (on a line of its own after a long
     value)."""
     head = f"({_literal(value)}, "
     if len(head) > 30:
