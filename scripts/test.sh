@@ -3,9 +3,11 @@
 # replays of the instructor notebooks, and a browser check of JupyterLab. Extra arguments
 # go to pytest.
 #
-#   TEST_WORKERS=N   test processes side by side (pytest-xdist; default 2, 0 runs in this
+#   TEST_WORKERS=N   test processes side by side (pytest-xdist; default 3, 0 runs in this
 #                    process). Each test file stays in one process, so a file's shared
-#                    fixtures (a graded course, a running JupyterLab) are built once.
+#                    fixtures (a graded course, a running JupyterLab) are built once. Three
+#                    on two cores: with two, the CPUs were busy 57% of a 35-minute run (the
+#                    tests wait on kernels, sandboxes, timeouts and the browser).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -23,7 +25,7 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0
 fi
 
 export PATH="$PWD/.venv/bin:$PATH"   # nbgrader shells out to alembic from the environment
-workers=${TEST_WORKERS:-2}
+workers=${TEST_WORKERS:-3}
 parallel=()
 [ "$workers" != 0 ] && parallel=(-n "$workers" --dist loadgroup)
 exec .venv/bin/python -m pytest "${parallel[@]}" "$@"

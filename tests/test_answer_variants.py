@@ -1,18 +1,18 @@
 """Every way of being right scores full marks; every plausible way of being wrong loses
 exactly its exercise, when graded by `python -m autograder grade` (the instructor's command).
 
-`test_nbgrader_grading.py` proves wrong answers against stock nbgrader; here the first
-differently-written correct answer and the first wrong answer of each exercise go through this
-project's grader, one batch per assignment. Every known answer, right or wrong, is graded by
-`python -m autograder audit` too (`test_audit_course.py`), with the same judge but not through
+Here the solution and the first wrong answer of each exercise go through this project's
+grader, one batch per assignment. Every known answer, right or wrong, is graded by
+`python -m autograder audit` (`test_audit_course.py`) with the same judge, but not through
 `grade`'s whole batch, which is what this file adds: the plans, the gradebook and "exactly its
-exercise", the other exercises keeping their points. One answer of each kind per exercise is
-enough for that; the rest would only cost CI time.
+exercise", the other exercises keeping their points, with a message that names the function.
+One wrong answer per exercise is enough for that; more would only cost CI time.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -45,13 +45,11 @@ def _grade(assignment: str, tmp_path_factory) -> tuple:
     course.add_assignment(assignment)
     perfect = perfect_submission(assignment)
     course.submit("perfect", assignment, perfect)
-    answers = {}  # student → (grade_id, right?)
-    for kind, table in (("right", RIGHT_ANSWERS), ("wrong", WRONG_ANSWERS)):
-        for grade_id, sources in table.get(assignment, {}).items():
-            for i, source in enumerate(sources[:1]):
-                student = f"{kind}-{grade_id}-{i}"
-                course.submit(student, assignment, with_answer(perfect, grade_id, source))
-                answers[student] = (grade_id, kind == "right")
+    answers = {}  # student → (grade_id, right?): every one wrong here
+    for grade_id, sources in WRONG_ANSWERS.get(assignment, {}).items():
+        student = f"wrong-{grade_id}-0"
+        course.submit(student, assignment, with_answer(perfect, grade_id, sources[0]))
+        answers[student] = (grade_id, False)
     sandboxed, _ = sandbox_available()
     run = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", assignment, f"--course={course.root}",
@@ -77,19 +75,24 @@ def _summary(student, record) -> str:
 
 def test_every_exercise_has_right_and_wrong_variants(graded):
     _, answers, solution_ids = graded
-    assert {g for g, right in answers.values() if right} == solution_ids
-    assert {g for g, right in answers.values() if not right} == solution_ids
+    assert {g for g, _ in answers.values()} == solution_ids
 
 
-def test_correct_answers_written_differently_score_full_marks(graded):
-    records, answers, _ = graded
+@pytest.mark.parametrize("assignment", assignments())
+def test_every_exercise_has_a_right_answer_written_differently(assignment):
+    # graded, with every other known answer, by the audit in test_audit_course.py
+    solution_ids = {c.metadata["nbgrader"]["grade_id"]
+                    for c in perfect_submission(assignment).cells
+                    if c.metadata.get("nbgrader", {}).get("solution")}
+    assert solution_ids <= {g for g, sources in RIGHT_ANSWERS.get(assignment, {}).items()
+                            if sources}
+
+
+def test_the_solution_scores_full_marks(graded):
+    records = graded[0]
     full = records["perfect"]
+    assert full["status"] == "graded", _summary("perfect", full)
     assert full["score"] == full["max_score"] > 0, _summary("perfect", full)
-    for student, (_, right) in answers.items():
-        if right:
-            record = records[student]
-            assert record["status"] == "graded", _summary(student, record)
-            assert record["score"] == full["max_score"], _summary(student, record)
 
 
 def test_wrong_answers_lose_exactly_their_exercise(graded):
@@ -100,3 +103,8 @@ def test_wrong_answers_lose_exactly_their_exercise(graded):
             record = records[student]
             expected = dict(full, **{f"test_{grade_id}": 0})
             assert _points(record) == expected, _summary(student, record)
+            # the message names the graded function (called, indexed or passed, as in
+            # weight_stats(Linear, ...)), so the student knows where to look
+            failed = next(t for t in record["tests"] if t["grade_id"] == f"test_{grade_id}")
+            assert re.search(rf"\b{re.escape(grade_id)}\b", failed["message"]), \
+                _summary(student, record)

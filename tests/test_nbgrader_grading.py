@@ -3,35 +3,25 @@
 For each assignment one course directory receives, as separate students:
 - ``solution``: the instructor notebook itself, which must score full marks;
 - ``untouched``: the student notebook as released, which must run to the end and score 0;
-- ``wrong-set-0``: the solution with each exercise's first plausible wrong answer
-  (``wrong_answers.py``) in place of its solution; each exercise must score 0 there with a
-  message naming the failing call, and every other exercise full marks.
-All of them are graded in one ``nbgrader autograde`` run per assignment. Stock nbgrader runs
-every submission in a fresh kernel, top to bottom (~10 s each here), so the wrong answers go
-in sets rather than one per submission; that each one *alone* loses exactly its exercise is
-checked through ``python -m autograder grade`` in ``test_answer_variants.py``, where a
-submission costs a fraction of a second.
+Both are graded in one ``nbgrader autograde`` run per assignment. Stock nbgrader runs every
+submission in a fresh kernel, top to bottom (~10 s each here), so wrong answers are graded
+elsewhere, with the same ``check`` and judge: each exercise's first wrong answer alone, through
+``python -m autograder grade`` in ``test_answer_variants.py`` (it loses exactly its exercise,
+with a message naming the function), and every known answer in ``test_audit_course.py``.
 """
 
 from __future__ import annotations
 
-import re
-
 import nbformat
 import pytest
 from support.nbgrader_course import Course, stock_results
-from support.submissions import with_answer
 from wrong_answers import WRONG_ANSWERS
 
 from autograder.course import RELEASE, assignments, instructor_notebook
 from autograder.preprocessors.tag_test_cells import is_test_cell
-from autograder.protocol import Status
 
 pytestmark = pytest.mark.slow
-# Stock nbgrader proves the first wrong answer of each exercise (one submission, ~10 s of
-# kernel per notebook); all of them, one submission each, go through `grade` in
-# test_answer_variants.py, and every exercise must have at least two.
-STOCK_WRONG_SETS = 1
+# Every exercise must have at least two known wrong answers (tests/answers/).
 WRONG_PER_EXERCISE = 2
 
 
@@ -58,45 +48,31 @@ def _grade(assignment: str, tmp_path_factory) -> tuple:
     solution = nbformat.read(instructor_notebook(assignment), as_version=4)
     course.submit("solution", assignment, instructor_notebook(assignment))
     course.submit("untouched", assignment, RELEASE / assignment / f"{assignment}.ipynb")
-    wrong = {}  # student → the grade_ids answered wrongly in that submission
-    answers = WRONG_ANSWERS.get(assignment, {})
-    for i in range(min(STOCK_WRONG_SETS, max((len(v) for v in answers.values()), default=0))):
-        student, notebook, replaced = f"wrong-set-{i}", solution, []
-        for grade_id, sources in answers.items():
-            if i < len(sources):
-                notebook = with_answer(notebook, grade_id, sources[i])
-                replaced.append(grade_id)
-        course.submit(student, assignment, notebook)
-        wrong[student] = replaced
     course.autograde(assignment)
-    results = {s: stock_results(course, s, assignment, s)
-               for s in ["solution", "untouched", *wrong]}
+    results = {s: stock_results(course, s, assignment, s) for s in ["solution", "untouched"]}
     results["untouched"].ran = nbformat.read(course.autograded("untouched", assignment),
                                              as_version=4)
-    return assignment, results, wrong, solution
+    return assignment, results, solution
 
 
-def test_every_exercise_has_two_wrong_answers(graded):
-    assignment, _, wrong, solution = graded
+@pytest.mark.parametrize("assignment", assignments())
+def test_every_exercise_has_two_wrong_answers(assignment):
+    solution = nbformat.read(instructor_notebook(assignment), as_version=4)
     exercises = set(_solution_cells(solution))
-    assert len(wrong) == STOCK_WRONG_SETS
     answers = WRONG_ANSWERS.get(assignment, {})
     few = sorted(g for g in exercises if len(answers.get(g, [])) < WRONG_PER_EXERCISE)
-    assert not few, f"fewer than {WRONG_PER_EXERCISE} wrong answers for {few} in tests/"
-    for student, grade_ids in wrong.items():
-        assert set(grade_ids) == exercises, f"{student}: no wrong answer for " \
-            f"{sorted(exercises - set(grade_ids))} in tests/ (wrong_answers.py or answers/)"
+    assert not few, f"fewer than {WRONG_PER_EXERCISE} wrong answers for {few} in tests/answers/"
 
 
 def test_solution_scores_full_marks(graded):
-    _, results, _, _ = graded
+    _, results, _ = graded
     result = results["solution"]
     assert result.max_score > 0
     assert result.score == result.max_score, result.table()
 
 
 def test_untouched_student_version_scores_zero_on_every_graded_cell(graded):
-    _, results, _, _ = graded
+    _, results, _ = graded
     result = results["untouched"]
     assert [t.points for t in result.tests] == [0] * len(result.tests)
     for test in result.tests:
@@ -108,7 +84,7 @@ def test_untouched_student_version_fails_only_in_its_test_cells(graded):
     every error): only test cells fail, each demo built on an exercise says which one to
     finish, and the last cell ran. JupyterLab's Run All, which stops at an untagged error,
     runs it in tests/browser/; the tag that lets it go on is checked in test_release.py."""
-    _, results, _, _ = graded
+    _, results, _ = graded
     ran = results["untouched"].ran
     code = [c for c in ran.cells if c.cell_type == "code"]
     failed = [c for c in code if any(o.output_type == "error" for o in c.outputs)]
@@ -116,19 +92,3 @@ def test_untouched_student_version_fails_only_in_its_test_cells(graded):
     text = "\n".join(o.get("text", "") for c in code for o in c.outputs)
     assert "Finish exercise" in text
     assert code[-1].outputs, "the last cell did not run"
-
-
-def test_each_wrong_answer_loses_its_exercise_and_no_other(graded):
-    _, results, wrong, _ = graded
-    full = {t.grade_id: t.max_points for t in results["solution"].tests}
-    for student, grade_ids in wrong.items():
-        got = {t.grade_id: t.points for t in results[student].tests}
-        expected = dict(full, **{f"test_{g}": 0 for g in grade_ids})
-        assert got == expected, f"{student}:\n{results[student].table()}"
-        for grade_id in grade_ids:
-            failed = next(t for t in results[student].tests
-                          if t.grade_id == f"test_{grade_id}")
-            # the message names the graded function (called, indexed or passed, as in
-            # weight_stats(Linear, ...)), so the student knows where to look
-            named = re.search(rf"\b{re.escape(grade_id)}\b", failed.message) is not None
-            assert failed.status != Status.PASSED and named, failed

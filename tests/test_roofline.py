@@ -76,7 +76,8 @@ def test_roofline_is_the_lower_of_the_two_roofs():
 
 
 def test_copy_bandwidth_is_a_plausible_rate():
-    rate = roofline.copy_bandwidth(device="cpu", nbytes=2**20, min_run_time=0.0)
+    # a median over 0.2 s of copies: one copy can be preempted on a loaded machine
+    rate = roofline.copy_bandwidth(device="cpu", nbytes=2**20, min_run_time=0.2)
     assert 1e8 < rate < 1e13  # between 0.1 GB/s and 10 TB/s on any machine
 
 
