@@ -162,11 +162,36 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _release(args: argparse.Namespace) -> int:
+    from autograder.course import assignments
     from autograder.release import release
+    from autograder.translate import translated_languages
+    from autograder.translate.build import build
 
-    for path in release(args.assignments or None):
+    names = args.assignments or assignments()
+    for path in release(names):
         print(f"wrote {path}")
+    for language in translated_languages():
+        for path, untranslated in build(names, language).items():
+            left = f" ({len(untranslated)} cells still in English)" if untranslated else ""
+            print(f"wrote {path}{left}")
     return 0
+
+
+def _translate(args: argparse.Namespace) -> int:
+    from autograder.translate.catalog import catalog_names, update
+    from autograder.translate.sync import problems
+
+    names = args.catalogs or catalog_names()
+    if args.action == "update":
+        for name in names:
+            counts = update(args.language, name)
+            print(f"{name}: " + ", ".join(f"{n} {kind}" for kind, n in counts.items()))
+        return 0
+    found = [problem for name in names for problem in problems(args.language, name)]
+    for problem in found:
+        print(problem)
+    print(f"{len(found)} problems in {len(names)} catalogs of {args.language}")
+    return 1 if found else 0
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -326,6 +351,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     release.add_argument("assignments", nargs="*", help="assignment names (default: all)")
     release.set_defaults(run=_release)
+
+    translate = commands.add_parser(
+        "translate", help="keep the translation catalogs (translations/) in step",
+        description="update: add the cells and messages the English gained to each catalog "
+        "(translations/LANGUAGE/NAME.po), mark those whose English changed fuzzy, and retire "
+        "those gone. check: list what is missing, stale, altered or off the glossary (exit 1 "
+        "if anything is). The translated notebooks are built by release.",
+    )
+    translate.add_argument("action", choices=["update", "check"])
+    translate.add_argument("catalogs", nargs="*",
+                           help="assignment names or lecture_utils (default: all)")
+    translate.add_argument("--language", default="zh-CN", help="default: zh-CN")
+    translate.set_defaults(run=_translate)
 
     export = commands.add_parser(
         "export", help="write an assignment's grades for Canvas or Moodle to import, or as CSV",

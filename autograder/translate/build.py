@@ -1,0 +1,63 @@
+"""Build a translated student notebook from the English release and its catalog.
+
+The translated notebook is the English one with each markdown cell's source replaced by its
+translation and ``metadata.lecture.language`` set; code cells, cell ids, nbgrader metadata
+and everything else are the English notebook's, so ``check``, ``grade`` and nbgrader treat
+both alike. A cell with no current translation (missing or stale) keeps its English text
+and is listed in the returned problems; ``autograder.translate.sync`` fails the tests on it.
+
+Trusts the repository. Imports ``autograder.course``, ``autograder.notebook`` and
+``autograder.translate.catalog``.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import nbformat
+
+from autograder.course import RELEASE, REPO
+from autograder.notebook import read_notebook
+from autograder.translate.catalog import cell_context, translations
+
+
+def release_dir(language: str) -> Path:
+    """Where the notebooks in ``language`` are released: ``notebooks-<language>/``."""
+    return REPO / f"notebooks-{language}"
+
+
+def translate_notebook(english: nbformat.NotebookNode, language: str,
+                       name: str) -> tuple[nbformat.NotebookNode, list[str]]:
+    """``english`` with its prose in ``language``; and the cells left in English, and why."""
+    entries = translations(language, name)
+    translated = copy.deepcopy(english)
+    untranslated = []
+    for cell in translated.cells:
+        if cell.cell_type != "markdown":
+            continue
+        entry = entries.get(cell_context(cell.id))
+        if entry is None or not entry.msgstr:
+            untranslated.append(f"cell {cell.id}: not translated")
+        elif "fuzzy" in entry.flags or entry.msgid != cell.source:
+            untranslated.append(f"cell {cell.id}: the English changed since it was translated")
+        else:
+            cell.source = entry.msgstr
+    translated.metadata["lecture"] = {"language": language}
+    return translated, untranslated
+
+
+def build(names: list[str], language: str, source: Path = RELEASE,
+          target: Path | None = None) -> dict[Path, list[str]]:
+    """Write ``<target>/<name>/<name>.ipynb`` in ``language`` for each released notebook;
+    return each written path with the cells it left in English."""
+    target = target or release_dir(language)
+    written = {}
+    for name in names:
+        english = read_notebook(source / name / f"{name}.ipynb")
+        translated, untranslated = translate_notebook(english, language, name)
+        path = target / name / f"{name}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(translated, path)
+        written[path] = untranslated
+    return written

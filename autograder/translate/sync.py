@@ -1,0 +1,147 @@
+"""Is a translation in step with the English, and does it keep what must not change?
+
+``problems`` lists, for one catalog, every unit that is:
+
+- **missing**: no translation yet;
+- **stale**: translated from an English text that has since changed (``fuzzy``, or a
+  ``msgid`` that is no longer the English);
+- **altered**: its formulas (``$...$``), code spans, link or image targets, HTML tags or
+  ``{placeholders}`` differ from the English ones: those are code and maths, not prose;
+- **off-glossary**: it renders a glossary term (``glossary.csv``) other than the glossary's
+  way, or uses a rendering the glossary rules out.
+
+Each problem names the catalog, the entry (cell id or message) and what to do. Trusts the
+repository.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.translate.catalog import catalog_path, load, units_of
+from lecture_utils.i18n import MESSAGE_CONTEXT, TRANSLATIONS
+
+# Spans copied verbatim from the English. Order matters: $$ before $, fences before `.
+_VERBATIM = re.compile(
+    r"```.*?```"                     # fenced code
+    r"|\$\$.+?\$\$"                  # display maths
+    r"|(?<![\\\w$])\$(?!\s)[^$\n]+?(?<![\s\\])\$(?!\w)"  # inline maths (not a lone "$5")
+    r"|`[^`\n]+`"                    # code span
+    r"|\]\([^)\s]+(?:\s+\"[^\"]*\")?\)"  # link or image target
+    r"|<[a-zA-Z/][^>\n]*>"           # HTML tag
+    r"|\{[a-z_][a-z0-9_]*(?:[:!][^{}]*)?\}",  # a tr_format placeholder
+    re.DOTALL,
+)
+
+
+def verbatim_spans(text: str) -> Counter[str]:
+    """The formulas, code, link targets, tags and placeholders of ``text``, counted."""
+    return Counter(match.group(0) for match in _VERBATIM.finditer(text))
+
+
+def prose(text: str) -> str:
+    """``text`` without its verbatim spans: what the glossary rules apply to."""
+    return _VERBATIM.sub(" ", text)
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str  # the English term, as the glossary writes it
+    english: re.Pattern[str]  # where the English uses the term
+    chinese: str  # the one rendering
+    avoid: tuple[str, ...]  # renderings that are not used
+    required: bool  # the English term, outside code, must come out as ``chinese``
+
+
+def glossary(language: str) -> list[Term]:
+    path = TRANSLATIONS / language / "glossary.csv"
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", newline="") as handle:
+        return [Term(row["english"], re.compile(rf"\b(?:{row['english']})\b", re.IGNORECASE),
+                     row["chinese"], tuple(v for v in row["avoid"].split("|") if v),
+                     row["required"].strip().lower() == "yes")
+                for row in csv.DictReader(handle)]
+
+
+@dataclass(frozen=True)
+class Problem:
+    catalog: Path
+    entry: str  # "cell <id>" or the message's first words
+    kind: str  # missing, stale, altered, off-glossary
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.catalog.name}: {self.entry}: {self.kind}: {self.detail}"
+
+
+def _label(context: str, english: str) -> str:
+    if context != MESSAGE_CONTEXT:
+        return context
+    first = " ".join(english.split())
+    return f"message {first[:50]!r}" + ("…" if len(first) > 50 else "")
+
+
+def localized(english: str, language: str) -> str:
+    """The English with the paths a reader of ``language`` has instead: their copy of the
+    notebooks is ``workspace-<language>/`` (``scripts/lab.sh --lang``), not ``workspace/``."""
+    return re.sub(r"(?<![\w-])workspace/", f"workspace-{language}/", english)
+
+
+def _altered(english: str, translated: str) -> str | None:
+    want, got = verbatim_spans(english), verbatim_spans(translated)
+    if want == got:
+        return None
+    lost, added = list((want - got).elements()), list((got - want).elements())
+    parts = ([f"missing {', '.join(map(repr, lost[:3]))}"] if lost else []) + \
+            ([f"not in the English {', '.join(map(repr, added[:3]))}"] if added else [])
+    return ("formulas, code, link targets, tags and {placeholders} must be copied unchanged: "
+            + "; ".join(parts))
+
+
+def _off_glossary(english: str, translated: str, terms: list[Term]) -> list[str]:
+    found = []
+    english_prose, chinese_prose = prose(english), prose(translated)
+    for term in terms:
+        used = [v for v in term.avoid if v in chinese_prose]
+        if used:
+            found.append(f"{used[0]!r} for {term.name!r}: the glossary "
+                         f"says {term.chinese!r}")
+        elif (term.required and (said := term.english.search(english_prose))
+              and term.chinese not in chinese_prose and not term.english.search(chinese_prose)):
+            found.append(f"the English says {said.group(0)!r} "
+                         f"and the translation has neither {term.chinese!r} nor the English")
+    return found
+
+
+def problems(language: str, name: str) -> list[Problem]:
+    """Everything wrong with catalog ``name`` of ``language`` (see the module docstring)."""
+    path = catalog_path(language, name)
+    entries = {}
+    for entry in load(language, name):
+        if not entry.obsolete:
+            key = entry.msgid if entry.msgctxt == MESSAGE_CONTEXT else entry.msgctxt
+            entries[(entry.msgctxt, key)] = entry
+    terms = glossary(language)
+    update = f"run `python -m autograder translate update {name}` and translate it"
+    found = []
+    for unit in units_of(name):
+        key = unit.english if unit.context == MESSAGE_CONTEXT else unit.context
+        entry = entries.get((unit.context, key))
+        label = _label(unit.context, unit.english)
+        if entry is None or not entry.msgstr:
+            found.append(Problem(path, label, "missing", f"no translation; {update}"))
+        elif "fuzzy" in entry.flags or entry.msgid != unit.english:
+            found.append(Problem(path, label, "stale",
+                                 "the English changed since it was translated; " + update
+                                 + ", then remove the fuzzy flag"))
+        elif detail := _altered(localized(unit.english, language), entry.msgstr):
+            found.append(Problem(path, label, "altered", detail))
+        else:
+            found += [Problem(path, label, "off-glossary", detail)
+                      for detail in _off_glossary(unit.english, entry.msgstr, terms)]
+    return found

@@ -1,0 +1,121 @@
+"""The language a notebook speaks, and the translation of what the code shows its reader.
+
+The course is written in English; ``translations/<language>/*.po`` holds the other
+languages (gettext catalogs, one per notebook plus ``lecture_utils.po``). Their
+``msgctxt "message"`` entries translate the text the code shows: a check's reason and
+hints, plot titles, axis labels and alt text, widget labels, table headers. ``tr`` looks a
+text up; a text with no translation is shown in English. Code cells are the same in every
+language, so the language is not written in them. It comes from, in order:
+
+1. ``use_language(...)``: the grader judging one submission;
+2. the ``LECTURE_LANGUAGE`` environment variable;
+3. the metadata (``lecture.language``) of the notebook this kernel runs, which Jupyter
+   names in ``JPY_SESSION_NAME``;
+4. English.
+
+Trusts the repository's catalogs; a notebook's metadata only selects among ``LANGUAGES``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+ENGLISH = "en"
+LANGUAGES = {ENGLISH: "English", "zh-CN": "简体中文"}
+ENVIRONMENT_VARIABLE = "LECTURE_LANGUAGE"
+MESSAGE_CONTEXT = "message"  # msgctxt of a message entry; a cell's is "cell <id>"
+TRANSLATIONS = Path(__file__).resolve().parent.parent / "translations"
+
+_chosen: ContextVar[str | None] = ContextVar("lecture_language", default=None)
+
+
+def known(language: Any) -> str | None:
+    """``language`` if it is one of ``LANGUAGES`` (any case, ``_`` or ``-``), else None."""
+    if not isinstance(language, str) or len(language) > 16:
+        return None
+    wanted = language.replace("_", "-").lower()
+    return next((code for code in LANGUAGES if code.lower() == wanted), None)
+
+
+def notebook_language(metadata: Any) -> str:
+    """The language a notebook's metadata declares (``{"lecture": {"language": ...}}``),
+    or English when it declares none we know. Safe on any JSON a student could submit."""
+    lecture = metadata.get("lecture") if isinstance(metadata, Mapping) else None
+    declared = lecture.get("language") if isinstance(lecture, Mapping) else None
+    return known(declared) or ENGLISH
+
+
+@lru_cache(maxsize=8)
+def _language_of_file(path: str, mtime: float) -> str:
+    try:
+        return notebook_language(json.loads(Path(path).read_text("utf-8")).get("metadata"))
+    except (OSError, ValueError, AttributeError):
+        return ENGLISH
+
+
+def _session_language() -> str | None:
+    """The language of the notebook Jupyter started this kernel for, if it says."""
+    session = os.environ.get("JPY_SESSION_NAME")
+    if not session or not session.endswith(".ipynb"):
+        return None
+    path = Path(session)
+    if not path.is_file():  # a path relative to the server's root; the kernel runs beside it
+        path = Path.cwd() / path.name
+    try:
+        return _language_of_file(str(path), path.stat().st_mtime)
+    except OSError:
+        return None
+
+
+def current_language() -> str:
+    """The language to show messages in now (see the module docstring for the order)."""
+    return (_chosen.get() or known(os.environ.get(ENVIRONMENT_VARIABLE))
+            or _session_language() or ENGLISH)
+
+
+@contextmanager
+def use_language(language: str) -> Iterator[None]:
+    """Show messages in ``language`` inside the block (an unknown one means English)."""
+    token = _chosen.set(known(language) or ENGLISH)
+    try:
+        yield
+    finally:
+        _chosen.reset(token)
+
+
+@lru_cache(maxsize=4)
+def messages(language: str) -> dict[str, str]:
+    """English message → its translation, from every catalog of ``language``.
+
+    Untranslated, fuzzy (English changed since) and obsolete entries are left out, so their
+    English shows.
+    """
+    import polib
+
+    table: dict[str, str] = {}
+    for catalog in sorted((TRANSLATIONS / language).glob("*.po")):
+        for entry in polib.pofile(str(catalog)):
+            if (entry.msgctxt == MESSAGE_CONTEXT and entry.msgstr and not entry.obsolete
+                    and "fuzzy" not in entry.flags):
+                table.setdefault(entry.msgid, entry.msgstr)
+    return table
+
+
+def tr(text: str, language: str | None = None) -> str:
+    """``text`` in ``language`` (default: the current one); English where none is known."""
+    language = language or current_language()
+    if language == ENGLISH or not isinstance(text, str) or not text:
+        return text
+    return messages(language).get(text, text)
+
+
+def tr_format(template: str, **values: Any) -> str:
+    """``tr(template).format(**values)``: a message with numbers or names filled in."""
+    return tr(template).format(**values)
