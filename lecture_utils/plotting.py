@@ -80,12 +80,35 @@ def _space_out_markers(fig: Any) -> None:
             line.set_markevery((k * step // len(dense), step))
 
 
+def translate_figure(fig: Any) -> None:
+    """Show a figure's fixed texts in the notebook's language (``lecture_utils.i18n``): titles,
+    axis labels, legend entries and free text. A text with no translation stays as it is."""
+    from lecture_utils.i18n import ENGLISH, current_language, tr
+
+    if current_language() == ENGLISH:
+        return
+    texts = [t for t in (fig._suptitle, fig._supxlabel, fig._supylabel) if t is not None]
+    for ax in fig.axes:
+        texts += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label,
+                  *ax.texts]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += [*legend.get_texts(), legend.get_title()]
+    for text in texts:
+        if text.get_text():
+            text.set_text(tr(text.get_text()))
+
+
 def figure_bundle(fig: Any, alt: str) -> dict[str, str]:
     """The display bundle ``show`` sends: the PNG inside an HTML ``<figure>`` whose ``<img>``
     carries ``alt`` (JupyterLab puts no alt on a plain ``image/png`` output), the same PNG as
     ``image/png`` for viewers that show no HTML, and ``alt`` as the plain-text version."""
     if not isinstance(alt, str) or not alt.strip():
         raise ValueError("say what the plot shows: alt text must not be empty")
+    from lecture_utils.i18n import tr
+
+    alt = tr(alt)
+    translate_figure(fig)
     _space_out_markers(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", bbox_inches="tight")
