@@ -3,11 +3,17 @@ text. matplotlib loads on first use, not at import.
 
 The style tells lines apart by colour, line style and marker together (a legend must not rely on
 colour alone); bars are told apart by hatching (``HATCHES``).
+
+Text falls back glyph by glyph from matplotlib's default sans-serif font (DejaVu Sans, which has
+no Chinese) to a Simplified Chinese font, so the Chinese edition's plots show no tofu boxes:
+the Noto Sans SC file that the ``pylopdf-fonts-zh-cn`` package installs (trusted as a font file
+from our own dependencies), else a CJK font the system already has.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import math
@@ -47,11 +53,51 @@ def prop_cycle() -> Any:
             + cycler(marker=MARKERS))
 
 
+# Simplified Chinese fonts a system may already have, looked for when the packaged one is
+# missing (e.g. a conda environment without pip's extras); the first one present is used
+SYSTEM_CJK_FAMILIES = ("Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC",
+                       "Microsoft YaHei", "WenQuanYi Micro Hei", "Noto Sans SC")
+
+
+def packaged_cjk_font() -> str | None:
+    """Path of the Noto Sans SC file installed with the course's dependencies, or None."""
+    try:
+        import pylopdf_fonts_zh_cn
+    except ImportError:
+        return None
+    path = pylopdf_fonts_zh_cn.sans_path()
+    return str(path) if path.is_file() else None
+
+
+@functools.cache
+def cjk_family() -> str | None:
+    """The family name of the Chinese fallback font, registered with matplotlib once (it is not
+    a system font, so matplotlib would not find it otherwise); None when there is none."""
+    from matplotlib import font_manager
+
+    path = packaged_cjk_font()
+    if path is not None:
+        font_manager.fontManager.addfont(path)
+        return font_manager.FontProperties(fname=path).get_name()
+    known = {entry.name for entry in font_manager.fontManager.ttflist}
+    return next((name for name in SYSTEM_CJK_FAMILIES if name in known), None)
+
+
+def font_families() -> list[str]:
+    """``font.family`` for the style: the default sans-serif font first, so English text looks
+    as it always did, then the Chinese font for the glyphs the first one lacks (matplotlib
+    falls back per glyph through this list). Only fonts that exist are named: matplotlib warns
+    about every missing family on every text it draws."""
+    family = cjk_family()
+    return ["sans-serif"] if family is None else ["sans-serif", family]
+
+
 def use_style() -> None:
     """Apply the course style to matplotlib's global settings."""
     import matplotlib as mpl
 
-    mpl.rcParams.update(dict(STYLE, **{"axes.prop_cycle": prop_cycle()}))
+    mpl.rcParams.update(dict(STYLE, **{"axes.prop_cycle": prop_cycle(),
+                                       "font.family": font_families()}))
 
 
 def subplots(nrows: int = 1, ncols: int = 1, **kwargs: Any) -> tuple[Any, Any]:
