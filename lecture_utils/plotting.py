@@ -16,6 +16,7 @@ import base64
 import functools
 import html
 import io
+import logging
 import math
 from typing import Any
 
@@ -78,9 +79,28 @@ def cjk_family() -> str | None:
     path = packaged_cjk_font()
     if path is not None:
         font_manager.fontManager.addfont(path)
-        return font_manager.FontProperties(fname=path).get_name()
-    known = {entry.name for entry in font_manager.fontManager.ttflist}
-    return next((name for name in SYSTEM_CJK_FAMILIES if name in known), None)
+        family = font_manager.FontProperties(fname=path).get_name()
+    else:
+        known = {entry.name for entry in font_manager.fontManager.ttflist}
+        family = next((name for name in SYSTEM_CJK_FAMILIES if name in known), None)
+    if family is not None:
+        logging.getLogger(font_manager.__name__).addFilter(_BoldFallbackQuiet(family))
+    return family
+
+
+class _BoldFallbackQuiet(logging.Filter):
+    """Drops matplotlib's "Failed to find font weight bold for <the CJK font>" warning: the
+    font has one weight, and as the fallback of every bold title (English ones too) it would
+    print that warning under the first bold title of every notebook."""
+
+    def __init__(self, family: str) -> None:
+        super().__init__()
+        self.family = family
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (str(record.msg).startswith("findfont: Failed to find font weight")
+                    and isinstance(record.args, tuple) and len(record.args) > 1
+                    and record.args[1] == self.family)
 
 
 def font_families() -> list[str]:

@@ -65,6 +65,18 @@ def test_course_style_names_a_chinese_font_after_the_default():
     assert "DejaVu" not in chosen
 
 
+def test_a_bold_title_logs_no_missing_bold_weight_of_the_chinese_font(caplog):
+    # the font has one weight; matplotlib would log that on the first bold title of a notebook
+    # (an unusual size, so matplotlib's cache of earlier lookups does not answer)
+    from matplotlib import font_manager
+
+    family = plotting.cjk_family()
+    with caplog.at_level("WARNING", logger="matplotlib.font_manager"):
+        font_manager.findfont(font_manager.FontProperties(family=family, weight="bold",
+                                                          size=13.37))
+    assert not [r for r in caplog.records if "font weight" in r.getMessage()]
+
+
 def test_english_text_is_still_drawn_in_dejavu_sans():
     english = "Strides of a tensor"
     course, course_warnings = _title_pixels(english)
