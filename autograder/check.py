@@ -23,6 +23,15 @@ from autograder.results import NotebookResult
 from autograder.sandbox.bwrap import sandbox_available
 from autograder.sandbox.worker import Worker
 from autograder.spec import load_spec
+from lecture_utils.i18n import ENGLISH, notebook_language
+
+
+def language_of(path: Path) -> str:
+    """The language ``path`` declares in its metadata (English if none, or unreadable)."""
+    try:
+        return notebook_language(read_notebook(path).metadata)
+    except Exception:  # noqa: BLE001 - the table is shown in English then
+        return ENGLISH
 
 
 def check_notebook(path: Path) -> NotebookResult:

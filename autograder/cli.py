@@ -18,7 +18,8 @@ NOT_ALL_GRADED = 3  # grade's exit status when some submissions have no final gr
 
 
 def _check(args: argparse.Namespace) -> int:
-    from autograder.check import check_notebook
+    from autograder.check import check_notebook, language_of
+    from lecture_utils.i18n import tr, use_language
 
     report = Path(args.json) if args.json else None
     if report is not None and not report.parent.is_dir():
@@ -30,10 +31,11 @@ def _check(args: argparse.Namespace) -> int:
     except NotebookError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
-    print(result.table())
-    details = result.details()
-    if details:
-        print(f"\nWhat went wrong, in full:\n\n{details}")
+    with use_language(language_of(Path(args.notebook))):
+        print(result.table())
+        details = result.details()
+        if details:
+            print("\n" + tr("What went wrong, in full:") + f"\n\n{details}")
     if report is not None:
         try:
             result.write_json(report)

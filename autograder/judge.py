@@ -17,7 +17,8 @@ from autograder.plan import Plan
 from autograder.protocol import CaseOutcome, Report, Status
 from autograder.results import CASE_ERROR, CASE_NOT_COMPARABLE, CaseResult, TestResult, short_value
 from autograder.spec import AssignmentSpec
-from lecture_utils.checks import Outcome, failure_report, hint_for, judge
+from lecture_utils.checks import Outcome, failure_report, hint_for, judge, passed_line
+from lecture_utils.i18n import tr, tr_format
 
 
 def _status_of(outcomes: list[CaseOutcome]) -> Status:
@@ -58,9 +59,9 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
             message = judge(case, Outcome(value=raw.value, error=raw.error))
         except Exception as error:  # noqa: BLE001 - an odd value fails its case, nothing more
             comparable = False
-            message = (f"{case.call} returned a value the grader could not compare "
-                       f"({type(error).__name__}); if you think it is right, ask for a "
-                       "manual grade")
+            message = case.call + " " + tr_format(
+                "returned a value the grader could not compare ({error}); if you think it "
+                "is right, ask for a manual grade", error=type(error).__name__)
         cases.append(_case_result(index, hidden, raw, message is None, comparable))
         if hidden:
             hidden_number += 1
@@ -70,14 +71,14 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
             # a hint is the instructor's text (spec.py keeps the expected value out of it);
             # the comparison is never shown, it would quote the expected value
             hint = hint_for(case, raw.value) if raw.error is None else None
-            why = f"  [{case.why}]" if case.why else ""
-            failures.append(f"hidden check {hidden_number} failed"
-                            f"{': ' + hint if hint else ''}{why}")
+            why = f"  [{tr(case.why)}]" if case.why else ""
+            failures.append(tr_format("hidden check {number} failed", number=hidden_number)
+                            + f"{': ' + hint if hint else ''}{why}")
         else:
             failures.append(message)
     if not failures:
         return TestResult(grade_id, check.points, check.points, Status.PASSED,
-                          f"All {len(check.cases)} checks passed.", cases)
+                          passed_line(len(check.cases)), cases)
     return TestResult(grade_id, 0.0, check.points, _status_of(outcomes[:len(check.cases)]),
                       failure_report(failures, len(check.cases)), cases)
 

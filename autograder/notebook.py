@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 import nbformat
 
 from autograder.limits import Limits
+from lecture_utils.i18n import notebook_language
 
 
 class NotebookError(ValueError):
@@ -222,6 +223,13 @@ def read_submission(path: Path, limits: Limits | None = None) -> list[dict[str, 
     """The cells of a submitted notebook, every field the grader reads checked for its type
     and size, or InvalidSubmission saying what is wrong, with the cell (numbered from 1, as
     a reader counts them) and what to do."""
+    return read_submission_and_language(path, limits)[0]
+
+
+def read_submission_and_language(path: Path, limits: Limits | None = None
+                                 ) -> tuple[list[dict[str, Any]], str]:
+    """``read_submission``'s cells, and the language the notebook declares (``en`` unless
+    its metadata names one the course has: ``lecture_utils.i18n.notebook_language``)."""
     limits = limits or Limits()
     try:
         data = read_capped(path, limits.notebook_bytes)
@@ -243,4 +251,4 @@ def read_submission(path: Path, limits: Limits | None = None) -> list[dict[str, 
                                 f"{limits.notebook_cells:,} it may have")
     for number, cell in enumerate(cells, 1):
         _check_cell(number, cell, limits)
-    return cells
+    return cells, notebook_language(notebook.get("metadata"))

@@ -20,6 +20,7 @@ from autograder.protocol import Report, Status
 from autograder.results import NotebookResult, TestResult
 from autograder.sandbox.worker import Worker
 from autograder.spec import AssignmentSpec
+from lecture_utils.i18n import use_language
 
 
 @dataclass
@@ -67,7 +68,8 @@ def judged(spec: AssignmentSpec, submission: Submission, assignment: str, plan: 
     """The verdict on a run's report, made against the answer key (where the grader runs)."""
     result = NotebookResult(notebook=str(submission.path), assignment=assignment,
                             student=submission.student)
-    result.tests, result.status, result.message = judge_submission(spec, plan, report)
+    with use_language(plan.language):  # feedback in the language the student reads
+        result.tests, result.status, result.message = judge_submission(spec, plan, report)
     if submission.note:
         result.message = "; ".join(m for m in (submission.note, result.message) if m)
     return result

@@ -21,7 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.limits import Limits
-from autograder.notebook import InvalidSubmission, cell_source, grade_id, read_submission
+from autograder.notebook import (
+    InvalidSubmission,
+    cell_source,
+    grade_id,
+    read_submission_and_language,
+)
 from autograder.protocol import EvaluateCases, RunCell, Step
 from autograder.spec import AssignmentSpec, needed_for_grading, normalise
 
@@ -33,13 +38,14 @@ class Plan:
     fast_steps: list[Step] = field(default_factory=list)
     full_steps: list[Step] = field(default_factory=list)
     tampered: dict[str, str] = field(default_factory=dict)  # grade_id → what was done
+    language: str = "en"  # the notebook's: its messages are judged in it
 
 
 def plan_submission(path: Path, spec: AssignmentSpec, limits: Limits | None = None) -> Plan:
     """Read the submission at ``path`` (within ``limits``' caps on what is read): its
     tampered test cells and the two plans."""
-    cells = read_submission(path, limits)
-    plan = Plan()
+    cells, language = read_submission_and_language(path, limits)
+    plan = Plan(language=language)
     ours = set(spec.checks) | spec.solution_ids
     grade_ids = [g for g in map(grade_id, cells) if g]
     if not ours & set(grade_ids):

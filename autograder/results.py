@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.protocol import Status
+from lecture_utils.i18n import tr
 from lecture_utils.tables import text_table
 
 VALUE_CHARS = 80  # the longest value text a record keeps
@@ -202,17 +203,20 @@ class NotebookResult:
         path.write_text(json.dumps(self.to_json(), indent=2) + "\n", encoding="utf-8")
 
     def table(self, width: int = 72) -> str:
-        """Aligned text: exercise, points, status, and the first line of the message."""
-        rows = [("exercise", "points", "status", "message")]
+        """Aligned text: exercise, points, status, and the first line of the message; in the
+        current language (``lecture_utils.i18n``), grade ids and numbers as they are."""
+        rows = [(tr("exercise"), tr("points"), tr("status"), tr("message"))]
         for t in self.tests:
             summary = summarize(t.message)
             if len(summary) > width:
                 summary = summary[: width - 1] + "…"
-            rows.append((t.grade_id, f"{_num(t.points)}/{_num(t.max_points)}", t.status, summary))
+            rows.append((t.grade_id, f"{_num(t.points)}/{_num(t.max_points)}",
+                         status_text(t.status), summary))
         lines = [text_table(rows, "llll", rule=True)]
         if self.status != Status.GRADED or self.message:
-            lines.append(f"status: {self.status}" + (f" ({self.message})" if self.message else ""))
-        lines.append(f"score: {_num(self.score)}/{_num(self.max_score)}")
+            lines.append(tr("status") + f": {status_text(self.status)}"
+                         + (f" ({self.message})" if self.message else ""))
+        lines.append(tr("score") + f": {_num(self.score)}/{_num(self.max_score)}")
         return "\n".join(line.rstrip() for line in lines)
 
     def details(self) -> str:
@@ -223,6 +227,16 @@ class NotebookResult:
                 body = "\n".join("  " + line for line in t.message.strip().splitlines())
                 blocks.append(f"{t.grade_id} ({t.status}):\n{body}")
         return "\n\n".join(blocks)
+
+
+def status_text(status: str) -> str:
+    """A status as a reader sees it: the record's value in the current language."""
+    shown = {Status.PASSED: tr("passed"), Status.FAILED: tr("failed"),
+             Status.TIMEOUT: tr("timeout"), Status.OUT_OF_MEMORY: tr("out of memory"),
+             Status.CRASHED: tr("crashed"), Status.MISSING: tr("missing"),
+             Status.TAMPERED: tr("tampered"), Status.INVALID: tr("invalid notebook"),
+             Status.GRADED: tr("graded"), Status.GRADER_ERROR: tr("grader error")}
+    return shown.get(status, str(status))
 
 
 def summarize(message: str) -> str:

@@ -20,12 +20,15 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 import reprlib
 import sys
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+
+from lecture_utils.i18n import tr, tr_format
 
 DEFAULT_REL = 1e-9
 # Ratios that usually mean a specific slip (bytes vs bits, forward-only FLOPs, a missing 2, ...).
@@ -86,11 +89,30 @@ def evaluate(case: Case, namespace: dict[str, Any]) -> Outcome:
     try:
         return Outcome(value=to_plain(eval(case.call, namespace)))  # noqa: S307 - the point
     except NotImplementedError:
-        return Outcome(error="is not implemented yet (it raised NotImplementedError)")
+        return Outcome(error=NOT_IMPLEMENTED)
     except Unplain as problem:
         return Outcome(error=f"returned {problem}")
     except Exception as problem:  # the student's error, reported, never re-raised
         return Outcome(error=f"raised {type(problem).__name__}: {problem}")
+
+
+NOT_IMPLEMENTED = "is not implemented yet (it raised NotImplementedError)"
+_UNPLAIN = re.compile(r"returned a (\w+), which the checks cannot compare", re.DOTALL)
+_RAISED = re.compile(r"raised (\w+): (.*)", re.DOTALL)
+
+
+def localized_error(error: str) -> str:
+    """An ``Outcome.error`` (English: it may come from a sandbox that knows no language) in
+    the current language."""
+    if error == NOT_IMPLEMENTED:
+        return tr("is not implemented yet (it raised NotImplementedError)")
+    if match := _UNPLAIN.fullmatch(error):
+        return tr_format("returned a {kind}, which the checks cannot compare",
+                         kind=match.group(1))
+    if match := _RAISED.fullmatch(error):
+        return tr_format("raised {error}: {message}", error=match.group(1),
+                         message=match.group(2))
+    return error
 
 
 _SHORT = reprlib.Repr()  # a value in a message: a few levels, items and characters of it
@@ -102,11 +124,12 @@ def _describe(x: Any) -> str:
     if isinstance(x, float):
         return f"{x:.6g}"
     if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 100:
-        return f"an integer of about {int(x.bit_length() * math.log10(2)) + 1} digits"
+        return tr_format("an integer of about {digits} digits",
+                         digits=int(x.bit_length() * math.log10(2)) + 1)
     try:
         return _SHORT.repr(x)
     except Exception:  # noqa: BLE001 - a value too odd to show is named by its type
-        return f"a {type(x).__name__}"
+        return tr_format("a {kind}", kind=type(x).__name__)
 
 
 def _as_float(x: float) -> float:
@@ -123,8 +146,9 @@ def _factor_hint(got: float, expect: float) -> str:
         return ""
     ratio = got / expect
     for factor in _TELLTALE_FACTORS:
-        for candidate, words in ((factor, f"{factor:g}× too large"),
-                                 (1 / factor, f"{factor:g}× too small")):
+        for candidate, words in ((factor, tr_format("{factor}× too large", factor=f"{factor:g}")),
+                                 (1 / factor, tr_format("{factor}× too small",
+                                                        factor=f"{factor:g}"))):
             if math.isclose(ratio, candidate, rel_tol=1e-6):
                 return f" ({words})"
     return ""
@@ -134,29 +158,35 @@ def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float) -> str | None:
     """Why ``got`` does not match ``expect``, or None if it does."""
     if isinstance(expect, bool):
         if not isinstance(got, bool):
-            return f"returned {_describe(got)} ({type(got).__name__}); expected a bool, {expect}"
-        return None if got == expect else f"returned {got}; expected {expect}"
+            return tr_format("returned {got} ({kind}); expected a bool, {expect}",
+                             got=_describe(got), kind=type(got).__name__, expect=expect)
+        return None if got == expect else _returned(got, expect)
     if isinstance(expect, numbers.Real):
         if isinstance(got, bool) or not isinstance(got, numbers.Real):
-            return f"returned {_describe(got)}; expected a number, {_describe(expect)}"
+            return tr_format("returned {got}; expected a number, {expect}",
+                             got=_describe(got), expect=_describe(expect))
         if math.isnan(_as_float(expect)):  # (an int may be too large for isnan)
-            return None if math.isnan(_as_float(got)) else \
-                f"returned {_describe(got)}; expected nan"
+            return None if math.isnan(_as_float(got)) else _returned(got, math.nan)
         if isinstance(got, int) and isinstance(expect, int) and got == expect:
             return None  # exact, however large
         if math.isclose(_as_float(got), _as_float(expect), rel_tol=rel, abs_tol=abs_tol):
             return None
-        return (f"returned {_describe(got)}; expected {_describe(expect)}"
-                f"{_factor_hint(got, expect)}")
+        return _returned(got, expect) + _factor_hint(got, expect)
     if isinstance(expect, (list, tuple)):
         if not isinstance(got, list) or len(got) != len(expect):
-            return f"returned {_describe(got)}; expected {len(expect)} items: {list(expect)!r}"
+            return tr_format("returned {got}; expected {n} items: {expect}",
+                             got=_describe(got), n=len(expect), expect=repr(list(expect)))
         for i, (g, e) in enumerate(zip(got, expect)):
             problem = _mismatch(g, e, rel, abs_tol)
             if problem:
-                return f"item {i}: {problem}"
+                return tr_format("item {i}: {problem}", i=i, problem=problem)
         return None
-    return None if got == expect else f"returned {_describe(got)}; expected {_describe(expect)}"
+    return None if got == expect else _returned(got, expect)
+
+
+def _returned(got: Any, expect: Any) -> str:
+    return tr_format("returned {got}; expected {expect}", got=_describe(got),
+                     expect=_describe(expect))
 
 
 def judge(case: Case, outcome: Outcome) -> str | None:
@@ -165,13 +195,16 @@ def judge(case: Case, outcome: Outcome) -> str | None:
     A result that matches one of the case's hints is told the hint's message in place of
     the comparison with the expected value.
     """
-    problem = outcome.error or _mismatch(outcome.value, case.expect, case.rel, case.abs)
+    if outcome.error:
+        problem = localized_error(outcome.error)
+    else:
+        problem = _mismatch(outcome.value, case.expect, case.rel, case.abs)
     if problem is None:
         return None
     hint = None if outcome.error else hint_for(case, outcome.value)
     if hint:  # a known slip: its message says more than the comparison would
-        problem = f"returned {_describe(outcome.value)}: {hint}"
-    why = f"  [{case.why}]" if case.why else ""
+        problem = tr_format("returned {got}: {hint}", got=_describe(outcome.value), hint=hint)
+    why = f"  [{tr(case.why)}]" if case.why else ""
     return f"{case.call} {problem}{why}"
 
 
@@ -184,7 +217,7 @@ def hint_for(case: Case, value: Any) -> str | None:
     for wrong, message in case.hints:
         try:
             if _mismatch(value, wrong, case.rel, case.abs) is None:
-                return message
+                return tr(message)
         except Exception:  # noqa: BLE001 - an odd value simply matches no hint
             continue
     return None
@@ -192,7 +225,15 @@ def hint_for(case: Case, value: Any) -> str | None:
 
 def failure_report(failures: list[str], total: int) -> str:
     """The text a failed test shows: how many checks failed, then one line per failure."""
-    return "\n".join([f"{len(failures)} of {total} checks failed:", *(f"- {m}" for m in failures)])
+    return "\n".join([failed_header(len(failures), total), *(f"- {m}" for m in failures)])
+
+
+def failed_header(failed: int, total: int) -> str:
+    return tr_format("{failed} of {total} checks failed:", failed=failed, total=total)
+
+
+def passed_line(total: int) -> str:
+    return tr_format("All {total} checks passed.", total=total)
 
 
 # ANSI red, as IPython colours an exception's name; Jupyter renders the codes in error output.
@@ -219,7 +260,7 @@ class CheckFailed(AssertionError):
     def _render_traceback_(self) -> list[str]:
         """The lines IPython shows in place of the traceback (IPython's
         ``InteractiveShell.showtraceback`` uses this method when an exception has it)."""
-        header = f"{type(self).__name__}: {len(self.failures)} of {self.total} checks failed:"
+        header = f"{type(self).__name__}: {failed_header(len(self.failures), self.total)}"
         return [f"{_RED}{header}{_RESET}", *(f"- {m}" for m in self.failures)]
 
 
@@ -230,4 +271,4 @@ def check(cases: list[Case], namespace: dict[str, Any] | None = None) -> None:
     failures = [msg for case in cases if (msg := judge(case, evaluate(case, namespace)))]
     if failures:
         raise CheckFailed(failures, len(cases))
-    print(f"All {len(cases)} checks passed.")
+    print(passed_line(len(cases)))

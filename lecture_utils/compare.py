@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from lecture_utils.i18n import tr
 from lecture_utils.tables import text_table
 
 
@@ -32,10 +33,11 @@ class EstimateTable:
         return [m / e if e else None for _, e, m in self.rows]
 
     def __str__(self) -> str:
-        unit = f" ({self.unit})" if self.unit else ""
-        label = self.measured_label
-        table = [("quantity", f"estimate{unit}", f"{label}{unit}", f"{label}/estimate")]
+        unit = f" ({tr(self.unit)})" if self.unit else ""
+        label = tr("measured") if self.measured_label == "measured" else tr(self.measured_label)
+        estimate = tr("estimate")
+        table = [(tr("quantity"), f"{estimate}{unit}", f"{label}{unit}", f"{label}/{estimate}")]
         for (name, est, meas), ratio in zip(self.rows, self.ratios()):
-            table.append((name, self.fmt(est), self.fmt(meas),
-                          "n/a" if ratio is None else f"{ratio:.3f}"))
+            table.append((tr(name), self.fmt(est), self.fmt(meas),
+                          tr("n/a") if ratio is None else f"{ratio:.3f}"))
         return text_table(table, "lrrr", rule=True)

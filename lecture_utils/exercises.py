@@ -12,15 +12,19 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from lecture_utils.i18n import tr_format
+
 
 def _names(numbers: tuple[int, ...]) -> str:
     words = [str(n) for n in numbers]
-    joined = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
-    return f"exercise{'s' if len(words) > 1 else ''} {joined}"
+    if len(words) == 1:
+        return tr_format("exercise {number}", number=words[0])
+    return tr_format("exercises {numbers} and {last}", numbers=", ".join(words[:-1]),
+                     last=words[-1])
 
 
 def unfinished_message(*numbers: int) -> str:
-    return f"Finish {_names(numbers)} above to see this."
+    return tr_format("Finish {exercises} above to see this.", exercises=_names(numbers))
 
 
 @contextmanager
@@ -38,8 +42,9 @@ def uses_exercise(*numbers: int) -> Iterator[None]:
         print(unfinished_message(*numbers))
     except AssertionError:
         _close_figures_since(figures)
-        print(f"This demo expected the lecture's numbers, and your {_names(numbers)} gave "
-              "something else: run the test cells above to see what is off.")
+        print(tr_format("This demo expected the lecture's numbers, and your {exercises} gave "
+                        "something else: run the test cells above to see what is off.",
+                        exercises=_names(numbers)))
 
 
 def _open_figures() -> set[int]:

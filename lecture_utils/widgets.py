@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lecture_utils.exercises import unfinished_message
+from lecture_utils.i18n import tr
 
 # CSS classes (ipywidgets' _dom_classes) on a calculator's parts, read by A11Y_SCRIPT
 CALCULATOR_CLASS = "lu-calculator"
@@ -80,7 +81,7 @@ def log_slider(description: str, value: float, low: float, high: float) -> Any:
 
     return w.FloatLogSlider(
         value=value, base=10, min=math.log10(low), max=math.log10(high), step=0.01,
-        description=description, readout_format=".3s", continuous_update=False,
+        description=tr(description), readout_format=".3s", continuous_update=False,
         style={"description_width": "initial"}, layout=w.Layout(width="420px"),
     )
 
@@ -90,7 +91,7 @@ def slider(description: str, value: float, low: float, high: float, step: float)
 
     integral = all(isinstance(v, int) for v in (value, low, high, step))
     cls = w.IntSlider if integral else w.FloatSlider
-    return cls(value=value, min=low, max=high, step=step, description=description,
+    return cls(value=value, min=low, max=high, step=step, description=tr(description),
                continuous_update=False, style={"description_width": "initial"},
                layout=w.Layout(width="420px"))
 
@@ -99,7 +100,9 @@ def choice(description: str, options: Any, value: Any = None) -> Any:
     """A dropdown; ``options`` is a list or a {label: value} mapping."""
     import ipywidgets as w
 
-    dropdown = w.Dropdown(options=options, description=description,
+    if isinstance(options, Mapping):  # {label: value}: the labels are shown
+        options = {tr(label): value for label, value in options.items()}
+    dropdown = w.Dropdown(options=options, description=tr(description),
                           style={"description_width": "initial"})
     if value is not None:
         dropdown.value = value
@@ -111,7 +114,7 @@ def render_result(result: str | Mapping[str, Any]) -> str:
     if isinstance(result, str):
         return result
     rows = "".join(
-        f"<tr><td style='padding-right:1em'>{html.escape(str(k))}</td>"
+        f"<tr><td style='padding-right:1em'>{html.escape(tr(str(k)))}</td>"
         f"<td><b>{html.escape(str(v))}</b></td></tr>"
         for k, v in result.items()
     )
@@ -142,7 +145,7 @@ def calculator(
         except NotImplementedError:
             output.value = html.escape(
                 unfinished_message(*uses_exercises) if uses_exercises
-                else "Finish the exercises above to use this calculator.")
+                else tr("Finish the exercises above to use this calculator."))
         except Exception as error:  # show the problem in the widget instead of losing it
             output.value = f"<span style='color:#b00'>{html.escape(repr(error))}</span>"
 
@@ -150,7 +153,7 @@ def calculator(
         control.observe(refresh, names="value")
     refresh()
     output.add_class(RESULT_CLASS)
-    children = ([w.HTML(f"<b>{html.escape(title)}</b>")] if title else [])
+    children = ([w.HTML(f"<b>{html.escape(tr(title))}</b>")] if title else [])
     for child in children:
         child.add_class(TITLE_CLASS)
     box = w.VBox([*children, *controls.values(), output])

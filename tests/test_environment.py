@@ -28,11 +28,13 @@ def _pyproject() -> dict[str, str]:
 def _conda() -> dict[str, str]:
     env = yaml.safe_load((REPO / "environment.yml").read_text())
     pinned = {}
-    for entry in env["dependencies"]:
-        if isinstance(entry, str):
-            name, spec = _split(entry)
-            if name != "pip":
-                pinned[CONDA_NAMES.get(name, name)] = spec
+    entries = [e for e in env["dependencies"] if isinstance(e, str)]
+    # a package conda-forge lacks is installed by conda's pip, listed under "pip:"
+    entries += [p for e in env["dependencies"] if isinstance(e, dict) for p in e.get("pip", [])]
+    for entry in entries:
+        name, spec = _split(entry)
+        if name != "pip":
+            pinned[CONDA_NAMES.get(name, name)] = spec
     return pinned
 
 

@@ -21,16 +21,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from autograder.translate.catalog import catalog_path, load, units_of
+import polib
+
+from autograder.translate.catalog import Unit, catalog_path, load, units_of
 from lecture_utils.i18n import MESSAGE_CONTEXT, TRANSLATIONS
 
 # Spans copied verbatim from the English. Order matters: $$ before $, fences before `.
 _VERBATIM = re.compile(
     r"```.*?```"                     # fenced code
     r"|\$\$.+?\$\$"                  # display maths
-    r"|(?<![\\\w$])\$(?!\s)[^$\n]+?(?<![\s\\])\$(?!\w)"  # inline maths (not a lone "$5")
-    r"|`[^`\n]+`"                    # code span
+    # inline maths (not a lone "$5") and code spans may break over a line, not a paragraph
+    r"|(?<![\\\w$])\$(?!\s)(?:[^$\n]|\n(?!\s*\n))+?(?<![\s\\])\$(?!\w)"
+    r"|`(?:[^`\n]|\n(?!\s*\n))+`"
     r"|\]\([^)\s]+(?:\s+\"[^\"]*\")?\)"  # link or image target
     r"|<[a-zA-Z/][^>\n]*>"           # HTML tag
     r"|\{[a-z_][a-z0-9_]*(?:[:!][^{}]*)?\}",  # a tr_format placeholder
@@ -118,18 +122,20 @@ def _off_glossary(english: str, translated: str, terms: list[Term]) -> list[str]
     return found
 
 
-def problems(language: str, name: str) -> list[Problem]:
-    """Everything wrong with catalog ``name`` of ``language`` (see the module docstring)."""
+def problems(language: str, name: str, *, catalog: polib.POFile | None = None,
+             units: list[Unit] | None = None) -> list[Problem]:
+    """Everything wrong with catalog ``name`` of ``language`` (see the module docstring);
+    ``catalog`` and ``units`` default to the repository's catalog and English."""
     path = catalog_path(language, name)
     entries = {}
-    for entry in load(language, name):
+    for entry in catalog if catalog is not None else load(language, name):
         if not entry.obsolete:
             key = entry.msgid if entry.msgctxt == MESSAGE_CONTEXT else entry.msgctxt
             entries[(entry.msgctxt, key)] = entry
     terms = glossary(language)
     update = f"run `python -m autograder translate update {name}` and translate it"
     found = []
-    for unit in units_of(name):
+    for unit in units if units is not None else units_of(name):
         key = unit.english if unit.context == MESSAGE_CONTEXT else unit.context
         entry = entries.get((unit.context, key))
         label = _label(unit.context, unit.english)
@@ -144,4 +150,27 @@ def problems(language: str, name: str) -> list[Problem]:
         else:
             found += [Problem(path, label, "off-glossary", detail)
                       for detail in _off_glossary(unit.english, entry.msgstr, terms)]
+    return found
+
+
+def differences_from_english(english: Any, translated: Any) -> list[str]:
+    """What a translated notebook changed besides the text of its markdown cells: the cells
+    (number, order, type, id), a code cell's source or outputs, any cell's metadata (nbgrader's
+    grade ids, points, locks), and the notebook's metadata beyond ``lecture``. Empty when the
+    two differ only where a translation may."""
+    found = []
+    if len(english.cells) != len(translated.cells):
+        found.append(f"{len(translated.cells)} cells where the English has {len(english.cells)}")
+    for number, (ours, theirs) in enumerate(zip(english.cells, translated.cells), 1):
+        where = f"cell {number} ({ours.get('id')})"
+        if (ours.cell_type, ours.get("id")) != (theirs.cell_type, theirs.get("id")):
+            found.append(f"{where}: is a {theirs.cell_type} cell with id {theirs.get('id')!r}")
+        elif ours.metadata != theirs.metadata:
+            found.append(f"{where}: its metadata differs from the English cell's")
+        elif ours.cell_type == "code" and (ours.source, ours.get("outputs")) != \
+                (theirs.source, theirs.get("outputs")):
+            found.append(f"{where}: its code differs from the English cell's")
+    extra = {k: v for k, v in translated.metadata.items() if k != "lecture"}
+    if extra != {k: v for k, v in english.metadata.items() if k != "lecture"}:
+        found.append("the notebook's metadata differs from the English beyond 'lecture'")
     return found

@@ -1,0 +1,190 @@
+"""The Chinese edition stays in step with the English source.
+
+Every catalog is complete and current (nothing missing or stale, formulas, code and link
+targets copied, glossary followed); every released Chinese notebook is its English one with
+only markdown text changed; and the checks that say so catch a planted stale cell, a changed
+formula, a changed code cell and an off-glossary term.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import polib
+import pytest
+
+from autograder.course import RELEASE, assignments
+from autograder.notebook import read_notebook
+from autograder.translate import translated_languages
+from autograder.translate.build import release_dir, translate_notebook
+from autograder.translate.catalog import (
+    LIBRARY,
+    Unit,
+    catalog_names,
+    cell_context,
+    load,
+    units_of,
+)
+from autograder.translate.sync import (
+    differences_from_english,
+    glossary,
+    problems,
+    verbatim_spans,
+)
+from lecture_utils.i18n import MESSAGE_CONTEXT, messages
+
+ZH = "zh-CN"
+
+
+def test_chinese_is_a_translated_language():
+    assert translated_languages() == [ZH]
+
+
+@pytest.mark.parametrize("name", catalog_names())
+def test_catalog_is_complete_and_current(name):
+    found = problems(ZH, name)
+    assert not found, f"{len(found)} problems, first ones:\n" + "\n".join(map(str, found[:15]))
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_released_chinese_notebook_is_the_english_one_translated(assignment):
+    english = read_notebook(RELEASE / assignment / f"{assignment}.ipynb")
+    chinese = read_notebook(release_dir(ZH) / assignment / f"{assignment}.ipynb")
+    assert differences_from_english(english, chinese) == []
+    assert chinese.metadata["lecture"] == {"language": ZH}
+    built, untranslated = translate_notebook(english, ZH, assignment)
+    assert untranslated == []
+    assert [c.source for c in chinese.cells] == [c.source for c in built.cells], (
+        f"notebooks-{ZH}/{assignment} is not what its catalog builds: run "
+        "`python -m autograder release` (never edit the Chinese notebooks by hand)")
+    changed = sum(a.source != b.source for a, b in zip(english.cells, chinese.cells)
+                  if a.cell_type == "markdown")
+    assert changed == sum(c.cell_type == "markdown" for c in english.cells)
+
+
+# --- the checks themselves, on planted faults ---------------------------------------------
+
+def _translated(name: str) -> polib.POFile:
+    return copy.deepcopy(load(ZH, name))
+
+
+def _first_cell_entry(catalog: polib.POFile, having: str) -> polib.POEntry:
+    return next(e for e in catalog if e.msgctxt.startswith("cell ") and having in e.msgstr)
+
+
+def test_a_changed_english_cell_is_stale():
+    name = "03_data_types"
+    units = units_of(name)
+    first_cell = next(u for u in units if u.context.startswith("cell "))
+    edited = [Unit(u.context, u.english + "\nOne more sentence.", u.where)
+              if u is first_cell else u for u in units]
+    found = problems(ZH, name, catalog=_translated(name), units=edited)
+    assert [(p.entry, p.kind) for p in found] == [(first_cell.context, "stale")]
+
+
+def test_a_fuzzy_entry_is_stale_and_an_empty_one_missing():
+    name = "03_data_types"
+    catalog = _translated(name)
+    cells = [e for e in catalog if e.msgctxt.startswith("cell ")]
+    cells[0].flags.append("fuzzy")
+    cells[1].msgstr = ""
+    found = {(p.entry, p.kind) for p in problems(ZH, name, catalog=catalog)}
+    assert found == {(cells[0].msgctxt, "stale"), (cells[1].msgctxt, "missing")}
+
+
+def test_a_changed_formula_in_a_real_catalog_is_caught():
+    name = "03_data_types"
+    catalog = _translated(name)
+    entry = _first_cell_entry(catalog, "$")
+    formula = next(s for s in verbatim_spans(entry.msgstr) if s.startswith("$"))
+    entry.msgstr = entry.msgstr.replace(formula, formula[:-1] + " + 1$", 1)
+    found = [p for p in problems(ZH, name, catalog=catalog) if p.entry == entry.msgctxt]
+    assert [p.kind for p in found] == ["altered"]
+    assert repr(formula) in found[0].detail
+
+
+@pytest.mark.parametrize("english, translated", [
+    ("Cost $6ND$ in total.", "总共 $6 N D$。"),
+    ("Call `x.view(2, 3)` here.", "在这里调用 `x.view(3, 2)`。"),
+    ("Read [the notes](https://a.org/notes).", "读[笔记](https://a.org/other)。"),
+    ("Took {seconds} s", "用了 {secs} 秒"),
+    ("Run `check workspace/00/00.ipynb`.", "运行 `check workspace/00/00.ipynb`。"),
+])
+def test_an_altered_span_is_caught(english, translated):
+    entry = polib.POEntry(msgctxt="cell c1", msgid=english, msgstr=translated)
+    found = problems(ZH, "toy", catalog=[entry], units=[Unit("cell c1", english, "toy")])
+    assert [p.kind for p in found] == ["altered"]
+
+
+def test_a_copied_span_passes_and_the_workspace_is_the_readers():
+    english = "Run `check workspace/00/00.ipynb` on $6ND$ with {n} [docs](https://a.org)."
+    translated = "对 $6ND$ 运行 `check workspace-zh-CN/00/00.ipynb`，{n} 个[文档](https://a.org)。"
+    entry = polib.POEntry(msgctxt="cell c1", msgid=english, msgstr=translated)
+    assert problems(ZH, "toy", catalog=[entry], units=[Unit("cell c1", english, "toy")]) == []
+
+
+def test_verbatim_spans_are_formulas_code_links_tags_and_placeholders():
+    text = ("Cost $6ND$, see `torch.mm` and [the docs](https://x.org/a), "
+            "$$a = b$$ <br> {count} costs $5 and $10.")
+    assert set(verbatim_spans(text)) == {"$6ND$", "`torch.mm`", "](https://x.org/a)",
+                                         "$$a = b$$", "<br>", "{count}"}
+
+
+def test_an_off_glossary_term_is_caught():
+    name = "02_strides_and_views"
+    catalog = _translated(name)
+    entry = _first_cell_entry(catalog, "步幅")
+    entry.msgstr = entry.msgstr.replace("步幅", "步长")
+    kinds = {p.kind for p in problems(ZH, name, catalog=catalog) if p.entry == entry.msgctxt}
+    assert kinds == {"off-glossary"}
+
+
+def test_the_glossary_has_the_issue_terms():
+    chinese = {term.chinese for term in glossary(ZH)}
+    assert {"张量", "步幅", "视图", "FLOPs", "MFU"} <= chinese
+
+
+def test_a_changed_code_cell_or_grade_id_is_caught():
+    name = "01_tensors_and_memory"
+    english = read_notebook(RELEASE / name / f"{name}.ipynb")
+    chinese, _ = translate_notebook(english, ZH, name)
+    code = next(i for i, c in enumerate(chinese.cells) if c.cell_type == "code")
+    graded = next(i for i, c in enumerate(chinese.cells) if "nbgrader" in c.metadata)
+    chinese.cells[code].source += "\nx = 1"
+    chinese.cells[graded].metadata["nbgrader"]["grade_id"] = "renamed"
+    found = differences_from_english(english, chinese)
+    assert len(found) == 2 and "code" in found[0] and "metadata" in found[1]
+
+
+def test_an_untranslated_cell_keeps_its_english():
+    name = "03_data_types"
+    english = read_notebook(RELEASE / name / f"{name}.ipynb")
+    index = next(i for i, c in enumerate(english.cells) if c.cell_type == "markdown")
+    edited = english.cells[index].source + " (changed)"
+    english.cells[index].source = edited
+    chinese, untranslated = translate_notebook(english, ZH, name)
+    assert untranslated == [
+        f"cell {english.cells[index].id}: the English changed since it was translated"]
+    assert chinese.cells[index].source == edited
+
+
+def test_every_message_a_notebook_shows_has_one_translation():
+    by_english: dict[str, set[str]] = {}
+    for name in catalog_names():
+        for entry in load(ZH, name):
+            if entry.msgctxt == MESSAGE_CONTEXT and entry.msgstr and not entry.obsolete:
+                by_english.setdefault(entry.msgid, set()).add(entry.msgstr)
+    differing = {k: v for k, v in by_english.items() if len(v) > 1}
+    assert not differing, f"one English message, several translations: {differing}"
+    assert set(messages(ZH)) == set(by_english)
+
+
+def test_cells_are_keyed_by_id_and_the_library_by_its_tr_calls():
+    units = units_of(LIBRARY)
+    assert {"All {total} checks passed.", "hidden check {number} failed"} <= \
+        {u.english for u in units}
+    name = "00_napkin_math"
+    ids = [c.id for c in read_notebook(RELEASE / name / f"{name}.ipynb").cells
+           if c.cell_type == "markdown"]
+    assert [u.context for u in units_of(name) if u.context != MESSAGE_CONTEXT] == \
+        [cell_context(i) for i in ids]
