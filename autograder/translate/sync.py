@@ -7,8 +7,8 @@
   ``msgid`` that is no longer the English);
 - **altered**: its formulas (``$...$``), code spans, link or image targets, HTML tags or
   ``{placeholders}`` differ from the English ones: those are code and maths, not prose;
-- **off-glossary**: it renders a glossary term (``glossary.csv``) other than the glossary's
-  way, or uses a rendering the glossary rules out.
+- **off-glossary**: where the English uses a glossary term (``glossary.csv``), it leaves out
+  the glossary's rendering (for a required term) or uses one the glossary rules out.
 
 Each problem names the catalog, the entry (cell id or message) and what to do. Trusts the
 repository.
@@ -111,11 +111,12 @@ def _off_glossary(english: str, translated: str, terms: list[Term]) -> list[str]
     found = []
     english_prose, chinese_prose = prose(english), prose(translated)
     for term in terms:
-        used = [v for v in term.avoid if v in chinese_prose]
+        said = term.english.search(english_prose)
+        used = [v for v in term.avoid if v in chinese_prose] if said else []
         if used:
             found.append(f"{used[0]!r} for {term.name!r}: the glossary "
                          f"says {term.chinese!r}")
-        elif (term.required and (said := term.english.search(english_prose))
+        elif (term.required and said
               and term.chinese not in chinese_prose and not term.english.search(chinese_prose)):
             found.append(f"the English says {said.group(0)!r} "
                          f"and the translation has neither {term.chinese!r} nor the English")
