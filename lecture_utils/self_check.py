@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from lecture_utils.i18n import tr, tr_format
+
 REPO = Path(__file__).resolve().parent.parent
 CHECK_SECONDS = 900
 
@@ -32,8 +34,8 @@ def notebook_path(namespace: dict) -> Path | None:
 
 def _ago(seconds: float) -> str:
     if seconds < 90:
-        return f"{seconds:.0f} s ago"
-    return f"{seconds / 60:.0f} min ago"
+        return tr_format("{seconds} s ago", seconds=f"{seconds:.0f}")
+    return tr_format("{minutes} min ago", minutes=f"{seconds / 60:.0f}")
 
 
 def check_my_work(line: str = "") -> None:
@@ -42,14 +44,14 @@ def check_my_work(line: str = "") -> None:
 
     path = notebook_path(get_ipython().user_ns)
     if path is None:
-        print("%check_my_work needs JupyterLab (it asks it which notebook is open). In a "
-              "terminal, from the repository root, run:\n"
-              "    python -m autograder check PATH/TO/YOUR_NOTEBOOK.ipynb")
+        print(tr("%check_my_work needs JupyterLab (it asks it which notebook is open). In a "
+                 "terminal, from the repository root, run:")
+              + "\n    python -m autograder check PATH/TO/YOUR_NOTEBOOK.ipynb")
         return
     saved = time.time() - path.stat().st_mtime
-    print(f"Checking {path.name} as saved {_ago(saved)} (save with Ctrl+S first to include "
-          "your latest edits); this runs every cell again and takes a little while...",
-          flush=True)
+    print(tr_format("Checking {name} as saved {ago} (save with Ctrl+S first to include your "
+                    "latest edits); this runs every cell again and takes a little while...",
+                    name=path.name, ago=_ago(saved)), flush=True)
     run = subprocess.run([sys.executable, "-m", "autograder", "check", str(path)], cwd=REPO,
                          capture_output=True, text=True, timeout=CHECK_SECONDS)
     print(run.stdout, end="")

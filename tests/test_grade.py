@@ -35,6 +35,8 @@ from autograder.course import RELEASE, instructor_notebook
 from autograder.notebook import grade_id as grade_id_of
 from autograder.sandbox import sandbox_available
 from autograder.spec import load_spec
+from autograder.translate.build import translate_notebook
+from lecture_utils.i18n import tr
 
 AVAILABLE, WHY = sandbox_available()
 pytestmark = [pytest.mark.slow,
@@ -42,6 +44,7 @@ pytestmark = [pytest.mark.slow,
 A = "01_tensors_and_memory"
 # tensor_bytes 1 + bytes_for 2 + storage_bytes 2 + adamw_bytes_per_param 2
 FULL = 7
+ZH = "zh-CN"
 CORRECT = "def tensor_bytes(x):\n    return x.numel() * x.element_size()\n"
 WRONG = "def tensor_bytes(x):\n    return x.numel()\n"
 
@@ -69,6 +72,10 @@ def _cell(notebook, grade_id):
 
 def _with_tensor_bytes(source: str) -> nbformat.NotebookNode:
     return with_answer(_solution(), "tensor_bytes", source)
+
+
+def _in_chinese(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    return translate_notebook(notebook, ZH, A)[0]
 
 
 def _edited_test() -> nbformat.NotebookNode:
@@ -117,6 +124,9 @@ SUBMISSIONS = {
     "honest-2": (_solution, FULL, "graded"),
     "untouched": (lambda: nbformat.read(RELEASE / A / f"{A}.ipynb", as_version=4), 0, "graded"),
     "wrong": (lambda: _with_tensor_bytes(WRONG), FULL - 1, "graded"),
+    # the same answer in the Chinese edition, graded in the same run: same score, and its
+    # feedback in Chinese
+    "wrong-zh-CN": (lambda: _in_chinese(_with_tensor_bytes(WRONG)), FULL - 1, "graded"),
     "infinite-loop": (lambda: _with_tensor_bytes("while True:\n    pass\n" + CORRECT),
                       FULL - 1, "timeout"),
     "slow-answer": (lambda: _with_tensor_bytes(
@@ -312,6 +322,13 @@ def test_feedback_shows_messages_but_no_hidden_tests(graded):
     assert hidden
     for call in hidden:
         assert html_escape(call) not in html and call not in html, call
+    chinese = (root / "feedback" / "wrong-zh-CN" / A / f"{A}.html").read_text()
+    hint = tr("elements, not bytes", ZH)
+    assert hint != "elements, not bytes"
+    assert f"tensor_bytes(torch.zeros(4, 8)) 返回了 32：{hint}" in chinese
+    assert "隐藏检查" in chinese and "hidden check" not in chinese
+    for call in hidden:
+        assert html_escape(call) not in chinese and call not in chinese, call
 
 
 # Those that wait out a limit (most of a batch's minute): regraded, they would only repeat it.

@@ -17,6 +17,8 @@ import pytest
 from support.lab import CHROMIUM, chromium, running_lab
 
 from autograder.course import assignments, instructor_notebook
+from autograder.translate import translated_languages
+from autograder.translate.build import release_dir
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -33,13 +35,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory) -> Path:
-    """A working copy holding, in solved/, every instructor notebook; scripts/lab.sh copies
-    in the student's release when it starts."""
+    """A working copy holding, in solved/, every instructor notebook and, in zh-CN/, the
+    Chinese release; scripts/lab.sh copies in the student's release when it starts."""
     workspace = tmp_path_factory.mktemp("student") / "workspace"
     for assignment in assignments():
         (workspace / "solved" / assignment).mkdir(parents=True)
         shutil.copy(instructor_notebook(assignment),
                     workspace / "solved" / assignment / f"{assignment}.ipynb")
+        for language in translated_languages():
+            shutil.copytree(release_dir(language) / assignment, workspace / language / assignment)
     return workspace
 
 
@@ -50,8 +54,8 @@ def lab_url(tmp_path_factory, workspace):
 
 
 @pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
+def browser(tmp_path_factory):
+    with chromium(scratch=tmp_path_factory.mktemp("fonts")) as browser:
         yield browser
 
 

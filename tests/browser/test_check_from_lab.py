@@ -2,8 +2,10 @@
 cell with `%check_my_work`, run it, and see the grader's table (hidden tests included) for
 the notebook they have open, as saved.
 
-The working copy holds notebook 02 answered, except one exercise answered wrongly: the table
-must show that exercise at 0 and the rest at full marks.
+The working copy holds notebook 02 of the Chinese edition answered, except one exercise
+answered wrongly: the table, in Chinese, must show that exercise at 0 and the rest at full
+marks. (This is the browser suite's round trip of a Chinese submission through the grader;
+the English table is test_check_cli's.)
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from wrong_answers import WRONG_ANSWERS
 
 from autograder.course import instructor_notebook
 from autograder.notebook import grade_id, nbgrader_meta, read_notebook
+from autograder.translate.build import translate_notebook
 
 ASSIGNMENT = "02_strides_and_views"  # among the quickest notebooks to run
 NOTEBOOK = f"{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
@@ -39,8 +42,8 @@ def workspace(tmp_path_factory) -> Path:
     workspace = tmp_path_factory.mktemp("reader") / "workspace"
     (workspace / NOTEBOOK).parent.mkdir(parents=True)
     wrong = WRONG_ANSWERS[ASSIGNMENT][WRONG_ONE][0]
-    nbformat.write(with_answer(perfect_submission(ASSIGNMENT), WRONG_ONE, wrong),
-                   workspace / NOTEBOOK)
+    answered = with_answer(perfect_submission(ASSIGNMENT), WRONG_ONE, wrong)
+    nbformat.write(translate_notebook(answered, "zh-CN", ASSIGNMENT)[0], workspace / NOTEBOOK)
     return workspace
 
 
@@ -55,13 +58,13 @@ def test_check_my_work_shows_the_graders_table_in_lab(page, lab_url):
     output = page.locator(f"{SHOWN} .jp-CodeCell").filter(has_text="%check_my_work").locator(
         ".jp-OutputArea")
     deadline = time.time() + 600  # the grader runs every cell of the notebook again
-    while "score: " not in (output.text_content() or ""):
+    while "总分: " not in (output.text_content() or ""):
         assert time.time() < deadline, f"no table after 10 min:\n{output.text_content()}"
         page.wait_for_timeout(1_000)
     text = output.text_content()
     points = _points()
     total = sum(points.values())
     lost = points[f"test_{WRONG_ONE}"]
-    assert f"Checking {Path(NOTEBOOK).name} as saved" in text
-    assert re.search(rf"score: {total - lost:g}/{total:g}\b", text), text
+    assert "正在检查" in text and Path(NOTEBOOK).name in text
+    assert re.search(rf"总分: {total - lost:g}/{total:g}\b", text), text
     assert re.search(rf"test_{WRONG_ONE}\s+0/{lost:g}\s", text), text

@@ -3,8 +3,9 @@
 Notebooks are found, not listed: a notebook added to solutions/ (and released) is covered here
 without editing this file.
 
-- The student's untouched release runs to its last cell; the only errors are the failing
-  checks of its unanswered exercises (test cells, which are tagged so that the run goes on);
+- The student's untouched release, in Chinese, runs to its last cell; the only errors are the
+  failing checks of its unanswered exercises (test cells, which are tagged so that the run
+  goes on), and they, like the prose and the notes of unfinished demos, read in Chinese;
   every plot renders as an image with alt text and every widget renders.
 - The solved (instructor) notebook runs with no error, each test cell prints its pass line,
   every plot has alt text, every widget control's accessible name is its description, and
@@ -76,23 +77,47 @@ def _check_rendering(page, notebook, name: str) -> None:
         f"{name}: {widgets} widget outputs, but {shown.widgets} rendered as widgets")
 
 
+# The student's release runs here in Chinese: its code cells are the English release's, cell
+# for cell (tests/test_translate.py), and its English prose is the solved notebook's, which
+# runs below; so each English cell still runs in the browser, and the run costs no extra lab.
 @pytest.mark.parametrize("assignment", assignments())
-def test_student_notebook_runs_in_lab(page, lab_url, workspace, assignment):
-    path = f"{assignment}/{assignment}.ipynb"
-    name = f"{path} (student's release)"
+def test_student_notebook_runs_in_lab_in_chinese(page, lab_url, workspace, assignment):
+    path = f"zh-CN/{assignment}/{assignment}.ipynb"
+    name = f"{path} (student's release, Chinese)"
     try:
         notebook, not_run = _run_in_lab(page, lab_url, workspace, path, name)
-        unexpected = [(i, ename, line) for i, ename, line in errors(notebook)
-                      if not (is_test_cell(notebook.cells[i]) and ename == "CheckFailed")]
-        assert not unexpected, (
-            f"{name}: cells failed that should not: "
-            + "; ".join(f"cell {i}: {ename}: {line}" for i, ename, line in unexpected))
-        assert not not_run, f"{name}: cells {not_run} never ran (Run All stopped before them)"
-        assert any(is_test_cell(notebook.cells[i]) for i, _, _ in errors(notebook)), (
-            f"{name}: no test cell failed, yet every exercise is unanswered")
-        _check_rendering(page, notebook, name)
+        _check_student_run(page, notebook, not_run, name)
+        _check_chinese(page, notebook, name)
     finally:
-        screenshot(page, f"{assignment}-student")
+        screenshot(page, f"{assignment}-student-zh-CN")
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _check_chinese(page, notebook, name: str) -> None:
+    """The kernel knew the notebook's language: the prose, the failing checks and the notes
+    of unfinished demos read in Chinese."""
+    heading = page.locator(f"{SHOWN} .jp-MarkdownCell h1").first.text_content()
+    assert CJK.search(heading), f"{name}: the title is not in Chinese: {heading!r}"
+    failures = [line for i, ename, line in errors(notebook) if ename == "CheckFailed"]
+    english = [line for line in failures if "项检查中有" not in line]
+    assert not english, f"{name}: failing checks reported in English: {english[:2]}"
+    printed = " ".join(o.get("text", "") for _, c in code_cells(notebook) for o in c.outputs)
+    assert "Finish exercise" not in printed and "Finish exercises" not in printed, (
+        f"{name}: a demo's 'finish exercise N' note is in English")
+
+
+def _check_student_run(page, notebook, not_run, name: str) -> None:
+    unexpected = [(i, ename, line) for i, ename, line in errors(notebook)
+                  if not (is_test_cell(notebook.cells[i]) and ename == "CheckFailed")]
+    assert not unexpected, (
+        f"{name}: cells failed that should not: "
+        + "; ".join(f"cell {i}: {ename}: {line}" for i, ename, line in unexpected))
+    assert not not_run, f"{name}: cells {not_run} never ran (Run All stopped before them)"
+    assert any(is_test_cell(notebook.cells[i]) for i, _, _ in errors(notebook)), (
+        f"{name}: no test cell failed, yet every exercise is unanswered")
+    _check_rendering(page, notebook, name)
 
 
 PASS_LINE = re.compile(r"All \d+ checks passed\.")

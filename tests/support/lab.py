@@ -102,12 +102,33 @@ def running_lab(workspace: Path, scratch: Path) -> Iterator[str]:
         yield url
 
 
+def font_config(scratch: Path) -> dict[str, str]:
+    """Environment for Chromium that adds the course's Chinese font (installed by setup into
+    .venv, for the plots) to the system's fonts, so Chinese notebooks render without tofu on a
+    machine that has no CJK font of its own."""
+    from lecture_utils.plotting import packaged_cjk_font
+
+    font = packaged_cjk_font()
+    if font is None:
+        return {}
+    scratch.mkdir(parents=True, exist_ok=True)
+    config = scratch / "fonts.conf"
+    config.write_text(
+        '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "fonts.dtd">\n<fontconfig>\n'
+        '  <include ignore_missing="yes">/etc/fonts/fonts.conf</include>\n'
+        f"  <dir>{Path(font).parent}</dir>\n"
+        f"  <cachedir>{scratch / 'cache'}</cachedir>\n</fontconfig>\n", encoding="utf-8")
+    return {"FONTCONFIG_FILE": str(config)}
+
+
 @contextmanager
-def chromium(*extra_args: str) -> Iterator[object]:
+def chromium(*extra_args: str, scratch: Path | None = None) -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
+    fonts = font_config(scratch) if scratch is not None else {}
     with sync_playwright() as p:
         browser = p.chromium.launch(
+            env={**os.environ, **fonts},
             executable_path=CHROMIUM,
             args=["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                   "--no-first-run", "--disable-background-networking",
