@@ -51,7 +51,8 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
     if outcomes is None or len(outcomes) < len(check.cases):
         status = report.status if report.status != Status.OK else Status.CRASHED
         reason = report.message or "the notebook stopped before this test ran"
-        return TestResult(grade_id, 0.0, check.points, status, f"not graded: {reason}")
+        return TestResult(grade_id, 0.0, check.points, status,
+                          tr_format("not graded: {reason}", reason=reason))
     failures, hidden_number, cases = [], 0, []
     for index, (case, hidden, raw) in enumerate(zip(check.cases, check.hidden, outcomes)):
         comparable = True
@@ -72,8 +73,10 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
             # the comparison is never shown, it would quote the expected value
             hint = hint_for(case, raw.value) if raw.error is None else None
             why = f"  [{tr(case.why)}]" if case.why else ""
-            failures.append(tr_format("hidden check {number} failed", number=hidden_number)
-                            + f"{': ' + hint if hint else ''}{why}")
+            failed = (tr_format("hidden check {number} failed: {hint}", number=hidden_number,
+                                hint=hint) if hint else
+                      tr_format("hidden check {number} failed", number=hidden_number))
+            failures.append(failed + why)
         else:
             failures.append(message)
     if not failures:
@@ -91,8 +94,9 @@ def judge_submission(spec: AssignmentSpec, plan: Plan,
         if grade_id in plan.tampered:
             tests.append(TestResult(
                 grade_id, 0.0, check.points, Status.TAMPERED,
-                f"{plan.tampered[grade_id]}; this exercise scores 0. Restore the test cell "
-                "from the released notebook and submit again."))
+                tr_format("{what}; this exercise scores 0. Restore the test cell from the "
+                          "released notebook and submit again.",
+                          what=tr(plan.tampered[grade_id]))))
         else:
             tests.append(judge_exercise(spec, grade_id, report.cases.get(grade_id), report))
     if report.status != Status.OK:

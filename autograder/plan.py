@@ -29,6 +29,7 @@ from autograder.notebook import (
 )
 from autograder.protocol import EvaluateCases, RunCell, Step
 from autograder.spec import AssignmentSpec, needed_for_grading, normalise
+from lecture_utils.i18n import N_
 
 __all__ = ["InvalidSubmission", "Plan", "plan_submission"]
 
@@ -57,14 +58,14 @@ def plan_submission(path: Path, spec: AssignmentSpec, limits: Limits | None = No
     for gid, check in spec.checks.items():
         mine = [c for c in cells if grade_id(c) == gid]
         if not mine:
-            plan.tampered[gid] = "its test cell was deleted"
+            plan.tampered[gid] = N_("its test cell was deleted")
         elif counts[gid] > 1:
-            plan.tampered[gid] = "its test cell appears more than once"
+            plan.tampered[gid] = N_("its test cell appears more than once")
         elif mine[0].get("cell_type") != "code" or \
                 normalise(cell_source(mine[0])) != normalise(check.student_source):
-            plan.tampered[gid] = "its test cell was edited"
+            plan.tampered[gid] = N_("its test cell was edited")
         elif id_counts[mine[0].get("id")] > 1:
-            plan.tampered[gid] = "its test cell's id is duplicated in the notebook"
+            plan.tampered[gid] = N_("its test cell's id is duplicated in the notebook")
 
     for cell in cells:
         if cell.get("cell_type") != "code":

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.protocol import Status
-from lecture_utils.i18n import tr
+from lecture_utils.i18n import tr, tr_format
 from lecture_utils.tables import text_table
 
 VALUE_CHARS = 80  # the longest value text a record keeps
@@ -214,9 +214,10 @@ class NotebookResult:
                          status_text(t.status), summary))
         lines = [text_table(rows, "llll", rule=True)]
         if self.status != Status.GRADED or self.message:
-            lines.append(tr("status") + f": {status_text(self.status)}"
+            lines.append(tr_format("status: {status}", status=status_text(self.status))
                          + (f" ({self.message})" if self.message else ""))
-        lines.append(tr("score") + f": {_num(self.score)}/{_num(self.max_score)}")
+        lines.append(tr_format("score: {score}",
+                               score=f"{_num(self.score)}/{_num(self.max_score)}"))
         return "\n".join(line.rstrip() for line in lines)
 
     def details(self) -> str:
@@ -246,7 +247,7 @@ def summarize(message: str) -> str:
         return ""
     failed = [line[2:] for line in lines if line.startswith("- ")]
     if failed:
-        more = f" (+{len(failed) - 1} more)" if len(failed) > 1 else ""
+        more = tr_format(" (+{count} more)", count=len(failed) - 1) if len(failed) > 1 else ""
         return failed[0] + more
     return lines[0]
 

@@ -150,7 +150,7 @@ def _factor_hint(got: float, expect: float) -> str:
                                  (1 / factor, tr_format("{factor}× too small",
                                                         factor=f"{factor:g}"))):
             if math.isclose(ratio, candidate, rel_tol=1e-6):
-                return f" ({words})"
+                return tr_format(" ({telltale})", telltale=words)
     return ""
 
 

@@ -12,14 +12,14 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from lecture_utils.i18n import tr_format
+from lecture_utils.i18n import tr, tr_format
 
 
 def _names(numbers: tuple[int, ...]) -> str:
     words = [str(n) for n in numbers]
     if len(words) == 1:
         return tr_format("exercise {number}", number=words[0])
-    return tr_format("exercises {numbers} and {last}", numbers=", ".join(words[:-1]),
+    return tr_format("exercises {numbers} and {last}", numbers=tr(", ").join(words[:-1]),
                      last=words[-1])
 
 

@@ -140,7 +140,7 @@ def test_a_plot_shows_its_title_labels_and_alt_text_translated():
 def test_widgets_show_translated_labels_and_keep_their_values():
     with use_language(ZH):
         dropdown = choice("status", {"passed": 1, "failed": 0}, value=0)
-        box = calculator(lambda n: {"points": n}, {"n": dropdown}, title="score")
+        box = calculator(lambda n: {"points": n}, {"n": dropdown}, title="exercise")
     assert dropdown.description == "状态" and dropdown.value == 0
     assert dict(dropdown.options) == {"通过": 1, "未通过": 0}
-    assert "总分" in box.children[0].value and "得分" in box.children[-1].value
+    assert "练习" in box.children[0].value and "得分" in box.children[-1].value

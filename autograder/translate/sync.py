@@ -109,7 +109,9 @@ def _altered(english: str, translated: str) -> str | None:
 
 def _off_glossary(english: str, translated: str, terms: list[Term]) -> list[str]:
     found = []
-    english_prose, chinese_prose = prose(english), prose(translated)
+    # whitespace as one space: a term may break over a line ("the\nlecture")
+    english_prose = " ".join(prose(english).split())
+    chinese_prose = " ".join(prose(translated).split())
     for term in terms:
         said = term.english.search(english_prose)
         used = [v for v in term.avoid if v in chinese_prose] if said else []

@@ -111,14 +111,14 @@ def notebook_messages(notebook_path: Path) -> list[Message]:
 
 
 def library_messages(roots: list[Path]) -> list[Message]:
-    """The texts passed to ``tr``/``tr_format`` as literals in the Python files under
+    """The texts passed to ``tr``/``tr_format``/``N_`` as literals in the Python files under
     ``roots``, each once."""
     seen: dict[str, Message] = {}
     for root in roots:
         for path in sorted(root.rglob("*.py")):
             tree = ast.parse(path.read_text("utf-8"))
             for node in ast.walk(tree):
-                if (isinstance(node, ast.Call) and _call_name(node) in {"tr", "tr_format"}
+                if (isinstance(node, ast.Call) and _call_name(node) in {"tr", "tr_format", "N_"}
                         and node.args and (text := _text(node.args[0]))):
                     where = f"{path.relative_to(root.parent)}:{node.lineno}"
                     seen.setdefault(text, Message(text, where))

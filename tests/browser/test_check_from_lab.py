@@ -58,7 +58,7 @@ def test_check_my_work_shows_the_graders_table_in_lab(page, lab_url):
     output = page.locator(f"{SHOWN} .jp-CodeCell").filter(has_text="%check_my_work").locator(
         ".jp-OutputArea")
     deadline = time.time() + 600  # the grader runs every cell of the notebook again
-    while "总分: " not in (output.text_content() or ""):
+    while "总分：" not in (output.text_content() or ""):
         assert time.time() < deadline, f"no table after 10 min:\n{output.text_content()}"
         page.wait_for_timeout(1_000)
     text = output.text_content()
@@ -66,5 +66,5 @@ def test_check_my_work_shows_the_graders_table_in_lab(page, lab_url):
     total = sum(points.values())
     lost = points[f"test_{WRONG_ONE}"]
     assert "正在检查" in text and Path(NOTEBOOK).name in text
-    assert re.search(rf"总分: {total - lost:g}/{total:g}\b", text), text
+    assert re.search(rf"总分：{total - lost:g}/{total:g}\b", text), text
     assert re.search(rf"test_{WRONG_ONE}\s+0/{lost:g}\s", text), text
