@@ -43,6 +43,8 @@ def parse(source: str) -> ast.Module:
         return ast.parse(source)
 # the nbgrader metadata that says how a cell is graded (a release adds others: checksum...)
 GRADING_KEYS = ("grade", "grade_id", "locked", "points", "solution", "task")
+# a test cell's lines fit a JupyterLab cell at the default width: wider ones run past its edge
+TEST_CELL_WIDTH = 88
 
 
 class SpecError(ValueError):

@@ -40,6 +40,7 @@ from autograder.course import instructor_notebook  # noqa: E402
 from autograder.notebook import nbgrader_meta  # noqa: E402
 from autograder.protocol import CaseOutcome  # noqa: E402
 from autograder.spec import (  # noqa: E402
+    TEST_CELL_WIDTH,
     AssignmentSpec,
     SpecError,
     check_hints,
@@ -50,7 +51,7 @@ from lecture_utils.checks import Case, Outcome, hint_for, judge  # noqa: E402
 
 ANSWERS = REPO / "tests" / "answers"
 MAX_ITEMS, MAX_CHARS = 8, 80  # a hint's value is read in a test cell: a few items at most
-LINE = 88  # a test cell line wider than this runs past a JupyterLab cell (test_student_notebooks)
+LINE = TEST_CELL_WIDTH
 
 
 @dataclass

@@ -73,7 +73,7 @@ def _summary(student, record) -> str:
         for t in record["tests"])
 
 
-def test_every_exercise_has_right_and_wrong_variants(graded):
+def test_every_exercise_has_a_wrong_answer_graded(graded):
     _, answers, solution_ids = graded
     assert {g for g, _ in answers.values()} == solution_ids
 

@@ -12,8 +12,7 @@ import pytest
 
 from autograder.course import assignments, instructor_notebook
 from autograder.preprocessors.tag_test_cells import is_test_cell
-
-MAX_TEST_CELL_LINE = 88  # wider lines run past the right edge of a JupyterLab cell
+from autograder.spec import TEST_CELL_WIDTH as MAX_TEST_CELL_LINE
 
 
 @pytest.mark.parametrize("assignment", assignments())

@@ -32,7 +32,6 @@ as well as the dropout masks.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import os
 import random
@@ -40,15 +39,13 @@ import tempfile
 import types
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
 
 from lecture_utils.tiny_lm import TinyLM, train_steps, write_tokens
-
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class FakeCudaRngs:
@@ -152,14 +149,6 @@ def fake_cuda(n_devices: int = 2) -> Iterator[FakeCudaRngs]:
             setattr(module, name, original)
 
 
-def _faked(probe: _F) -> _F:
-    @functools.wraps(probe)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        with fake_cuda():
-            return probe(*args, **kwargs)
-    return cast(_F, wrapped)
-
-
 def scramble_rngs(seed: int = 1) -> None:
     """Put Python's, NumPy's and torch's global generators in states unrelated to ``seed``'s
     usual ones, as a freshly started process would have."""
@@ -177,7 +166,7 @@ def rng_draws() -> list[float]:
     return [random.random(), float(np.random.rand()), torch.rand(()).item()]
 
 
-@_faked
+@fake_cuda()
 def seeded_draws(set_seed: Callable[[int], Any], seed: int) -> list[float]:
     """``rng_draws()`` right after ``set_seed(seed)`` (the generators scrambled before, so a
     library that ``set_seed`` forgets gives another number)."""
@@ -186,7 +175,7 @@ def seeded_draws(set_seed: Callable[[int], Any], seed: int) -> list[float]:
     return rng_draws()
 
 
-@_faked
+@fake_cuda()
 def cuda_seeds(set_seed: Callable[[int], Any], seed: int) -> list[list[int]]:
     """[seed, offset] of each of two fake CUDA devices right after ``set_seed(seed)``, their
     states scrambled before: ``[[seed, 0], [seed, 0]]`` when every GPU was seeded (by
@@ -295,14 +284,6 @@ def one_thread() -> Iterator[None]:
         torch.set_num_threads(threads)
 
 
-def _single_threaded(probe: _F) -> _F:
-    @functools.wraps(probe)
-    def wrapped(*args: Any, **kwargs: Any) -> Any:
-        with one_thread():
-            return probe(*args, **kwargs)
-    return cast(_F, wrapped)
-
-
 def _seed_everything(seed: int) -> None:
     random.seed(seed + 11)
     np.random.seed(seed + 12)
@@ -355,8 +336,8 @@ def _report(what: str, model: nn.Module, optimizer: torch.optim.Optimizer,
                      f"'final', not {what!r}")
 
 
-@_single_threaded
-@_faked
+@one_thread()
+@fake_cuda()
 def straight(report: str, steps: int = 6, k: int = 3) -> Any:
     """What ``resumed`` reports, from one run of ``steps`` steps without a break at ``k``."""
     folder = tempfile.mkdtemp()
@@ -366,8 +347,8 @@ def straight(report: str, steps: int = 6, k: int = 3) -> Any:
     return _report(report, model, optimizer, tokens, k, steps)
 
 
-@_single_threaded
-@_faked
+@one_thread()
+@fake_cuda()
 def resumed(save_checkpoint: Callable[..., Any], load_checkpoint: Callable[..., Any],
             report: str, steps: int = 6, k: int = 3) -> Any:
     """Train the probe model ``k`` steps, ``save_checkpoint``, then build a fresh model
@@ -422,8 +403,8 @@ def _holds_tensor(items: list[Any], wanted: torch.Tensor) -> bool:
     return False
 
 
-@_single_threaded
-@_faked
+@one_thread()
+@fake_cuda()
 def saved_part(save_checkpoint: Callable[..., Any], part: str) -> bool:
     """Whether the file ``save_checkpoint(path, model, optimizer, 1234)`` writes (after two
     training steps of the probe model) holds ``part``: "file" (a non-empty file at
