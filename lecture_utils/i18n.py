@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -108,12 +109,51 @@ def messages(language: str) -> dict[str, str]:
     return table
 
 
+_PLACEHOLDER = re.compile(r"(\{\d+\})")
+# A template's own text must say something (not just "{0} of {1}"), and a value it takes is
+# a number or a name, not a sentence: an untranslated text is shown in English rather than
+# cut up by a template it only happens to fit.
+TEMPLATE_LETTERS = 4
+VALUE = r"([^\n]{1,60}?)"
+
+
+@lru_cache(maxsize=4)
+def _templates(language: str) -> list[tuple[re.Pattern[str], str]]:
+    """(what a filled-in template looks like, its translation) for every message made from
+    an f-string (``{0}``, ``{1}``, ... stand for its values), longest literal text first so
+    that the most specific template wins."""
+    found = []
+    for english, translated in messages(language).items():
+        pieces = _PLACEHOLDER.split(english)
+        if len(pieces) == 1:
+            continue
+        literal = [p.replace("{{", "{").replace("}}", "}") for p in pieces[::2]]
+        if sum(c.isalpha() for c in "".join(literal)) < TEMPLATE_LETTERS:
+            continue
+        pattern = VALUE.join(re.escape(p) for p in literal)
+        found.append((sum(map(len, literal)), re.compile(pattern, re.DOTALL), translated))
+    return [(pattern, translated) for _, pattern, translated in
+            sorted(found, key=lambda item: -item[0])]
+
+
 def tr(text: str, language: str | None = None) -> str:
-    """``text`` in ``language`` (default: the current one); English where none is known."""
+    """``text`` in ``language`` (default: the current one); English where none is known.
+    A text made by an f-string is matched against the templates (``units``) and its values
+    are put into the translation."""
     language = language or current_language()
     if language == ENGLISH or not isinstance(text, str) or not text:
         return text
-    return messages(language).get(text, text)
+    exact = messages(language).get(text)
+    if exact is not None:
+        return exact
+    for pattern, translated in _templates(language):
+        match = pattern.fullmatch(text)
+        if match:
+            try:
+                return translated.format(*match.groups())
+            except (IndexError, KeyError, ValueError):  # a catalog's slip shows the English
+                return text
+    return text
 
 
 def N_(text: str) -> str:

@@ -115,7 +115,7 @@ def render_result(result: str | Mapping[str, Any]) -> str:
         return result
     rows = "".join(
         f"<tr><td style='padding-right:1em'>{html.escape(tr(str(k)))}</td>"
-        f"<td><b>{html.escape(str(v))}</b></td></tr>"
+        f"<td><b>{html.escape(tr(str(v)))}</b></td></tr>"
         for k, v in result.items()
     )
     return f"<table>{rows}</table>"

@@ -144,3 +144,52 @@ def test_widgets_show_translated_labels_and_keep_their_values():
     assert dropdown.description == "状态" and dropdown.value == 0
     assert dict(dropdown.options) == {"通过": 1, "未通过": 0}
     assert "练习" in box.children[0].value and "得分" in box.children[-1].value
+
+
+@pytest.fixture
+def toy_catalog(monkeypatch, tmp_path):
+    """A zh-CN catalog of a few f-string templates, in place of the course's."""
+    import polib
+
+    from lecture_utils import i18n
+
+    catalog = polib.POFile()
+    for english, chinese in [
+        ("Forward vs backward FLOPs per layer (batch {0})", "每层前向与反向 FLOPs（批量 {0}）"),
+        ("{0} tokens in {1} seconds", "{1} 秒内处理 {0} 个 token"),
+        ("{0} of {1}", "{1} 中的 {0}"),
+        ("plain title", "普通标题"),
+    ]:
+        catalog.append(polib.POEntry(msgctxt="message", msgid=english, msgstr=chinese))
+    (tmp_path / ZH).mkdir()
+    catalog.save(str(tmp_path / ZH / "toy.po"))
+    monkeypatch.setattr(i18n, "TRANSLATIONS", tmp_path)
+    i18n.messages.cache_clear()
+    i18n._templates.cache_clear()
+    yield
+    i18n.messages.cache_clear()
+    i18n._templates.cache_clear()
+
+
+def test_a_text_made_by_an_f_string_is_translated_with_its_values(toy_catalog):
+    assert tr("Forward vs backward FLOPs per layer (batch 64)", ZH) == \
+        "每层前向与反向 FLOPs（批量 64）"
+    assert tr("2,048 tokens in 0.5 seconds", ZH) == "0.5 秒内处理 2,048 个 token"
+    assert tr("plain title", ZH) == "普通标题"
+
+
+def test_a_text_a_template_only_happens_to_fit_stays_english(toy_catalog):
+    # "{0} of {1}" says too little to be matched: it would cut up any text with an "of"
+    assert tr("Bar chart of memory per GPU", ZH) == "Bar chart of memory per GPU"
+    # a value is a number or a name, not a sentence
+    sentence = "Forward vs backward FLOPs per layer (batch " + "x " * 40 + ")"
+    assert tr(sentence, ZH) == sentence
+
+
+def test_an_f_string_becomes_a_template_and_a_bare_value_no_message():
+    from autograder.translate.units import code_messages
+
+    source = ('ax.set_title(f"Loss at step {step} ({lr:.1e})")\n'
+              'plotting.show(fig, f"{alt}")\n'
+              'table.add(f"copy_ {size} MiB {{raw}}", 1, 2)\n')
+    assert code_messages(source) == ["Loss at step {0} ({1})", "copy_ {0} MiB {{raw}}"]

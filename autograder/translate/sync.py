@@ -37,7 +37,8 @@ _VERBATIM = re.compile(
     r"|`(?:[^`\n]|\n(?!\s*\n))+`"
     r"|\]\([^)\s]+(?:\s+\"[^\"]*\")?\)"  # link or image target
     r"|<[a-zA-Z/][^>\n]*>"           # HTML tag
-    r"|\{[a-z_][a-z0-9_]*(?:[:!][^{}]*)?\}",  # a tr_format placeholder
+    r"|\{[a-z_][a-z0-9_]*(?:[:!][^{}]*)?\}"  # a tr_format placeholder
+    r"|\{\d+\}",  # a value of an f-string's template
     re.DOTALL,
 )
 

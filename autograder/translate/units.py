@@ -4,7 +4,9 @@ A *cell unit* is one markdown cell, keyed by its cell id. A *message* is a strin
 a code cell that reaches a reader: a check's reason and hints (``Case``), a plot's title,
 labels and alt text, a widget's label, a table's quantities, a calculator's result keys. The
 code stays English; ``lecture_utils.i18n.tr`` finds the translation when the text is shown.
-An f-string has no fixed text to look up, so it is not a message and shows in English.
+An f-string's message is its template, its values numbered: ``f"{n} GPUs at {mfu:.0%}"`` is
+``"{0} GPUs at {1}"``; ``tr`` matches the shown text against it and puts the values into
+the translation. A text that is only values (``f"{name}"``) is no message.
 
 ``library_messages`` finds the ``tr("...")`` and ``tr_format("...")`` texts of
 ``lecture_utils`` and ``autograder`` themselves. Trusts the repository; reads notebooks with
@@ -14,6 +16,7 @@ An f-string has no fixed text to look up, so it is not a message and shows in En
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,7 +55,23 @@ def _python_only(source: str) -> str:
 def _text(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.strip():
         return node.value
+    if isinstance(node, ast.JoinedStr):
+        return _template(node)
     return None
+
+
+def _template(node: ast.JoinedStr) -> str | None:
+    """An f-string as a message template: its literal text, each value as ``{i}``."""
+    parts, count = [], 0
+    for value in node.values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            parts.append(value.value.replace("{", "{{").replace("}", "}}"))
+        else:
+            parts.append(f"{{{count}}}")
+            count += 1
+    template = "".join(parts)
+    literal = re.sub(r"\{\d+\}", "", template)
+    return template if re.search(r"[A-Za-z]{2}", literal) else None
 
 
 def _call_name(node: ast.Call) -> str:
@@ -96,7 +115,8 @@ def code_messages(source: str) -> list[str]:
         if isinstance(node, ast.Call):
             found += _messages_of_call(node)
         elif isinstance(node, ast.Return) and isinstance(node.value, ast.Dict):
-            found += [t for key in node.value.keys if (t := _text(key))]  # calculator rows
+            # a calculator's result rows: their names and values
+            found += [t for item in (*node.value.keys, *node.value.values) if (t := _text(item))]
     return list(dict.fromkeys(found))
 
 
