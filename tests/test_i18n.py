@@ -191,5 +191,7 @@ def test_an_f_string_becomes_a_template_and_a_bare_value_no_message():
 
     source = ('ax.set_title(f"Loss at step {step} ({lr:.1e})")\n'
               'plotting.show(fig, f"{alt}")\n'
-              'table.add(f"copy_ {size} MiB {{raw}}", 1, 2)\n')
-    assert code_messages(source) == ["Loss at step {0} ({1})", "copy_ {0} MiB {{raw}}"]
+              'table.add(f"copy_ {size} MiB {{raw}}", 1, 2)\n'
+              'plotting.show(fig, f"Loss of {n} runs; " + "the first " + f"ends at {end}")\n')
+    assert code_messages(source) == ["Loss at step {0} ({1})", "copy_ {0} MiB {{raw}}",
+                                     "Loss of {0} runs; the first ends at {1}"]

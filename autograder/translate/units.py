@@ -57,6 +57,21 @@ def _text(node: ast.AST | None) -> str | None:
         return node.value
     if isinstance(node, ast.JoinedStr):
         return _template(node)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # f"..." + f"..."
+        joined = _joined(node)
+        return _template(joined) if joined is not None else None
+    return None
+
+
+def _joined(node: ast.AST) -> ast.JoinedStr | None:
+    """``"a" + f"b{x}" + ...`` as one f-string, or None if a part is not a string."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _joined(node.left), _joined(node.right)
+        return ast.JoinedStr([*left.values, *right.values]) if left and right else None
+    if isinstance(node, ast.JoinedStr):
+        return node
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return ast.JoinedStr([node])
     return None
 
 
