@@ -19,7 +19,7 @@ import nbformat
 
 from autograder.course import RELEASE, REPO
 from autograder.notebook import read_notebook
-from autograder.translate.catalog import cell_context, translations
+from autograder.translate.catalog import cell_context, entry_key, live_entries, load, state
 
 
 def release_dir(language: str) -> Path:
@@ -30,16 +30,17 @@ def release_dir(language: str) -> Path:
 def translate_notebook(english: nbformat.NotebookNode, language: str,
                        name: str) -> tuple[nbformat.NotebookNode, list[str]]:
     """``english`` with its prose in ``language``; and the cells left in English, and why."""
-    entries = translations(language, name)
+    entries = live_entries(load(language, name))
     translated = copy.deepcopy(english)
     untranslated = []
     for cell in translated.cells:
         if cell.cell_type != "markdown":
             continue
-        entry = entries.get(cell_context(cell.id))
-        if entry is None or not entry.msgstr:
+        entry = entries.get(entry_key(cell_context(cell.id), cell.source))
+        found = state(entry, cell.source)
+        if found == "missing":
             untranslated.append(f"cell {cell.id}: not translated")
-        elif "fuzzy" in entry.flags or entry.msgid != cell.source:
+        elif found == "stale":
             untranslated.append(f"cell {cell.id}: the English changed since it was translated")
         else:
             cell.source = entry.msgstr

@@ -61,9 +61,25 @@ def units_of(name: str) -> list[Unit]:
     return cells + [Unit(MESSAGE_CONTEXT, m.text, f"{name}.ipynb, {m.where}") for m in messages]
 
 
-def _key(context: str | None, english: str) -> tuple[str | None, str]:
-    # a cell is found by its id (its English may have changed); a message by its English
+def entry_key(context: str | None, english: str) -> tuple[str | None, str]:
+    """What a unit's entry is found by: a cell by its id (its English may have changed since
+    it was translated), a message by its English."""
     return (context, "") if context and context.startswith("cell ") else (context, english)
+
+
+def state(entry: polib.POEntry | None, english: str) -> str:
+    """``"missing"`` (no translation), ``"stale"`` (translated from other English, or marked
+    fuzzy) or ``"current"``: whether ``entry`` translates ``english`` as it is now."""
+    if entry is None or not entry.msgstr:
+        return "missing"
+    if "fuzzy" in entry.flags or entry.msgid != english:
+        return "stale"
+    return "current"
+
+
+def live_entries(catalog: polib.POFile) -> dict[tuple[str | None, str], polib.POEntry]:
+    """The catalog's entries that are not obsolete, by ``entry_key``."""
+    return {entry_key(e.msgctxt, e.msgid): e for e in catalog if not e.obsolete}
 
 
 def load(language: str, name: str) -> polib.POFile:
@@ -82,12 +98,12 @@ def _new_catalog(language: str) -> polib.POFile:
 def update(language: str, name: str) -> dict[str, int]:
     """Bring catalog ``name`` in step with the English; return counts of what changed."""
     old = load(language, name)
-    by_key = {_key(e.msgctxt, e.msgid): e for e in old if not e.obsolete}
+    by_key = live_entries(old)
     fresh = _new_catalog(language)
     fresh.metadata = old.metadata or fresh.metadata
     counts = {"added": 0, "stale": 0, "obsolete": 0}
     for unit in units_of(name):
-        entry = by_key.pop(_key(unit.context, unit.english), None)
+        entry = by_key.pop(entry_key(unit.context, unit.english), None)
         if entry is None:
             entry = polib.POEntry(msgctxt=unit.context, msgid=unit.english, msgstr="")
             counts["added"] += 1
@@ -99,9 +115,7 @@ def update(language: str, name: str) -> dict[str, int]:
             counts["stale"] += 1
         entry.occurrences = []
         entry.comment = unit.where
-        if any(e.msgctxt == entry.msgctxt and e.msgid == entry.msgid for e in fresh):
-            continue  # the same message twice in one notebook: one entry
-        fresh.append(entry)
+        fresh.append(entry)  # (units_of lists each cell and message once)
     for entry in by_key.values():
         entry.obsolete = True
         fresh.append(entry)
@@ -111,11 +125,3 @@ def update(language: str, name: str) -> dict[str, int]:
     fresh.save(str(path))
     return counts
 
-
-def translations(language: str, name: str) -> dict[str, polib.POEntry]:
-    """Context → entry for the cells of catalog ``name``; messages by their English."""
-    found = {}
-    for entry in load(language, name):
-        if not entry.obsolete:
-            found[entry.msgctxt if entry.msgctxt != MESSAGE_CONTEXT else entry.msgid] = entry
-    return found

@@ -25,7 +25,15 @@ from typing import Any
 
 import polib
 
-from autograder.translate.catalog import Unit, catalog_path, load, units_of
+from autograder.translate.catalog import (
+    Unit,
+    catalog_path,
+    entry_key,
+    live_entries,
+    load,
+    state,
+    units_of,
+)
 from lecture_utils.i18n import MESSAGE_CONTEXT, TRANSLATIONS
 
 # Spans copied verbatim from the English. Order matters: $$ before $, fences before `.
@@ -131,21 +139,17 @@ def problems(language: str, name: str, *, catalog: polib.POFile | None = None,
     """Everything wrong with catalog ``name`` of ``language`` (see the module docstring);
     ``catalog`` and ``units`` default to the repository's catalog and English."""
     path = catalog_path(language, name)
-    entries = {}
-    for entry in catalog if catalog is not None else load(language, name):
-        if not entry.obsolete:
-            key = entry.msgid if entry.msgctxt == MESSAGE_CONTEXT else entry.msgctxt
-            entries[(entry.msgctxt, key)] = entry
+    entries = live_entries(catalog if catalog is not None else load(language, name))
     terms = glossary(language)
     update = f"run `python -m autograder translate update {name}` and translate it"
     found = []
     for unit in units if units is not None else units_of(name):
-        key = unit.english if unit.context == MESSAGE_CONTEXT else unit.context
-        entry = entries.get((unit.context, key))
+        entry = entries.get(entry_key(unit.context, unit.english))
         label = _label(unit.context, unit.english)
-        if entry is None or not entry.msgstr:
+        current = state(entry, unit.english)
+        if current == "missing":
             found.append(Problem(path, label, "missing", f"no translation; {update}"))
-        elif "fuzzy" in entry.flags or entry.msgid != unit.english:
+        elif current == "stale":
             found.append(Problem(path, label, "stale",
                                  "the English changed since it was translated; " + update
                                  + ", then remove the fuzzy flag"))
