@@ -117,6 +117,19 @@ TEMPLATE_LETTERS = 4
 VALUE = r"([^\n]{1,60}?)"
 
 
+def literal_text(template: str) -> list[str]:
+    """A template's fixed text between its values (``{0}``, ...), braces unescaped."""
+    pieces = _PLACEHOLDER.split(template)
+    return [p.replace("{{", "{").replace("}}", "}") for p in pieces[::2]]
+
+
+def matchable(template: str) -> bool:
+    """Whether ``tr`` matches shown text against ``template``: it has values, and fixed
+    text that says something (``TEMPLATE_LETTERS``)."""
+    literal = literal_text(template)
+    return len(literal) > 1 and sum(c.isalpha() for c in "".join(literal)) >= TEMPLATE_LETTERS
+
+
 @lru_cache(maxsize=4)
 def _templates(language: str) -> list[tuple[re.Pattern[str], str]]:
     """(what a filled-in template looks like, its translation) for every message made from
@@ -124,12 +137,9 @@ def _templates(language: str) -> list[tuple[re.Pattern[str], str]]:
     that the most specific template wins."""
     found = []
     for english, translated in messages(language).items():
-        pieces = _PLACEHOLDER.split(english)
-        if len(pieces) == 1:
+        if not matchable(english):
             continue
-        literal = [p.replace("{{", "{").replace("}}", "}") for p in pieces[::2]]
-        if sum(c.isalpha() for c in "".join(literal)) < TEMPLATE_LETTERS:
-            continue
+        literal = literal_text(english)
         pattern = VALUE.join(re.escape(p) for p in literal)
         found.append((sum(map(len, literal)), re.compile(pattern, re.DOTALL), translated))
     return [(pattern, translated) for _, pattern, translated in

@@ -16,11 +16,11 @@ the translation. A text that is only values (``f"{name}"``) is no message.
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.notebook import read_notebook
+from lecture_utils.i18n import matchable
 
 # Calls whose first string argument is shown (methods of matplotlib's Axes and Figure, and
 # the widgets and tables of lecture_utils).
@@ -76,7 +76,11 @@ def _joined(node: ast.AST) -> ast.JoinedStr | None:
 
 
 def _template(node: ast.JoinedStr) -> str | None:
-    """An f-string as a message template: its literal text, each value as ``{i}``."""
+    """An f-string as a message template, its literal text with each value as ``{i}``; None
+    if ``tr`` would never match it (``lecture_utils.i18n.matchable``). An f-string with no
+    values is a plain message."""
+    if all(isinstance(v, ast.Constant) for v in node.values):
+        return _text(ast.Constant("".join(v.value for v in node.values)))
     parts, count = [], 0
     for value in node.values:
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
@@ -85,8 +89,7 @@ def _template(node: ast.JoinedStr) -> str | None:
             parts.append(f"{{{count}}}")
             count += 1
     template = "".join(parts)
-    literal = re.sub(r"\{\d+\}", "", template)
-    return template if re.search(r"[A-Za-z]{2}", literal) else None
+    return template if matchable(template) else None
 
 
 def _call_name(node: ast.Call) -> str:
