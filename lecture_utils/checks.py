@@ -28,7 +28,7 @@ from typing import Any
 
 import torch
 
-from lecture_utils.i18n import tr, tr_format
+from lecture_utils.i18n import N_, tr, tr_format
 
 DEFAULT_REL = 1e-9
 # Ratios that usually mean a specific slip (bytes vs bits, forward-only FLOPs, a missing 2, ...).
@@ -96,7 +96,7 @@ def evaluate(case: Case, namespace: dict[str, Any]) -> Outcome:
         return Outcome(error=f"raised {type(problem).__name__}: {problem}")
 
 
-NOT_IMPLEMENTED = "is not implemented yet (it raised NotImplementedError)"
+NOT_IMPLEMENTED = N_("is not implemented yet (it raised NotImplementedError)")
 _UNPLAIN = re.compile(r"returned a (\w+), which the checks cannot compare", re.DOTALL)
 _RAISED = re.compile(r"raised (\w+): (.*)", re.DOTALL)
 
@@ -105,7 +105,7 @@ def localized_error(error: str) -> str:
     """An ``Outcome.error`` (English: it may come from a sandbox that knows no language) in
     the current language."""
     if error == NOT_IMPLEMENTED:
-        return tr("is not implemented yet (it raised NotImplementedError)")
+        return tr(NOT_IMPLEMENTED)
     if match := _UNPLAIN.fullmatch(error):
         return tr_format("returned a {kind}, which the checks cannot compare",
                          kind=match.group(1))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lecture_utils.i18n import tr
+from lecture_utils.i18n import N_, tr
 from lecture_utils.tables import text_table
 
 
@@ -22,7 +22,7 @@ class EstimateTable:
 
     unit: str = ""
     fmt: Callable[[float], str] = _general
-    measured_label: str = "measured"  # e.g. "reported" for figures quoted from a paper
+    measured_label: str = N_("measured")  # e.g. "reported" for figures quoted from a paper
     rows: list[tuple[str, float, float]] = field(default_factory=list)
 
     def add(self, quantity: str, estimate: float, measured: float) -> EstimateTable:
@@ -34,7 +34,7 @@ class EstimateTable:
 
     def __str__(self) -> str:
         unit = f" ({tr(self.unit)})" if self.unit else ""
-        label = tr("measured") if self.measured_label == "measured" else tr(self.measured_label)
+        label = tr(self.measured_label)
         estimate = tr("estimate")
         table = [(tr("quantity"), f"{estimate}{unit}", f"{label}{unit}", f"{label}/{estimate}")]
         for (name, est, meas), ratio in zip(self.rows, self.ratios()):
