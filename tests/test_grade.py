@@ -192,7 +192,6 @@ RAW_EXPECTED = {
 LINKS = {"link-to-answer-key": f"source/{A}/{A}.ipynb"}
 
 
-# The cell limit is far above what any honest cell needs even on a loaded 2-core CI machine:
 def expected_status(student: str, record: dict) -> str | None:
     """The status ``SUBMISSIONS`` gives ``student``, except that the memory bomb may time out:
     touching 2 GiB takes ~0.8 s on an idle machine but has run past 10 s on a loaded CI
@@ -203,6 +202,7 @@ def expected_status(student: str, record: dict) -> str | None:
     return SUBMISSIONS[student][2]
 
 
+# The cell limit is far above what any honest cell needs even on a loaded 2-core CI machine:
 # at 3 s, the memory bomb (touching 2 GiB, ~0.8 s when idle) once ran out of time before it
 # ran out of memory on CI, and scored "timeout" instead of "out of memory".
 CELL_TIMEOUT = 10
