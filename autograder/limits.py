@@ -91,3 +91,4 @@ VALUE_BYTES = 64 * 1024  # one case's JSON outcome; larger values are not graded
 LINE_BYTES = VALUE_BYTES + 16 * 1024  # one result line from the child
 ERROR_CHARS = 2000  # an error message sent back
 POLL_SECONDS = 0.1  # how often the zygote counts the sandbox's processes and memory
+NICENESS = 10  # the submission's; its zygote keeps 0, so the watchdog runs under a fork bomb

@@ -40,7 +40,8 @@ wipes ``/tmp``, ``/dev/shm``, message queues and SysV IPC, and reports. Layers, 
   discarded), rlimits (``RLIMIT_DATA`` = ``memory_bytes``, ``RLIMIT_AS`` = that +
   ``AS_HEADROOM``, which torch tolerates; ``RLIMIT_CPU``, ``RLIMIT_NPROC``, ``RLIMIT_FSIZE``,
   ``RLIMIT_NOFILE`` = ``OPEN_FILES``, no core files), seeds 0 for random/numpy/torch, one torch
-  thread, ``oom_score_adj`` 1000 (the sandbox dies first if the machine runs out of memory), and
+  thread, niceness ``NICENESS`` (its zygote keeps the CPU it needs to stop a fork bomb),
+  ``oom_score_adj`` 1000 (the sandbox dies first if the machine runs out of memory), and
   a per-cell ``SIGALRM``.
 - **here** (``worker.py``): a watchdog (``submission_seconds`` + ``GRACE_SECONDS``) kills the
   whole worker if the zygote stops answering (e.g. the student stopped or killed it); the next

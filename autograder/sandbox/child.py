@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from autograder.limits import AS_HEADROOM, ERROR_CHARS, OPEN_FILES, VALUE_BYTES
+from autograder.limits import AS_HEADROOM, ERROR_CHARS, NICENESS, OPEN_FILES, VALUE_BYTES
 from autograder.protocol import (
     CaseOutcome,
     CellOutcome,
@@ -142,6 +142,7 @@ class _Child:
             except (ValueError, OSError):
                 if ON_LINUX:
                     raise
+        os.setpriority(os.PRIO_PROCESS, 0, NICENESS)  # inherited by whatever it starts
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a too-large write fails, not the process
         signal.signal(signal.SIGALRM, self._alarm)
         import numpy as np

@@ -224,8 +224,18 @@ def save(page, on_disk: Path) -> nbformat.NotebookNode:
     while on_disk.stat().st_mtime_ns == before:
         assert time.time() < deadline, f"{on_disk}: JupyterLab did not save it"
         time.sleep(0.25)
-    time.sleep(0.5)  # the write may still be going on
-    return nbformat.read(on_disk, as_version=4)
+    # The server truncates the file, then writes it (no rename): read once it is whole and
+    # has stopped changing.
+    while True:
+        stamp = on_disk.stat().st_mtime_ns
+        time.sleep(0.5)
+        try:
+            notebook = nbformat.read(on_disk, as_version=4)
+        except ValueError:  # NotJSONError too
+            notebook = None
+        if notebook is not None and on_disk.stat().st_mtime_ns == stamp:
+            return notebook
+        assert time.time() < deadline, f"{on_disk}: JupyterLab's save never finished"
 
 
 # JupyterLab 4 (rendermime's handleDefaults) sets alt="Image" on every <img> of rendered HTML
