@@ -8,8 +8,6 @@ skipped on a CPU machine, and runs them on a GPU machine.
 
 from __future__ import annotations
 
-import torch
-
 MARKER = "%%gpu_only"
 SKIP_MESSAGE = "Skipped: this cell needs a CUDA GPU, and none was found."
 
@@ -21,6 +19,8 @@ def is_gpu_only(source: str) -> bool:
 
 def gpu_only(line: str, cell: str) -> None:
     """Cell magic body: run ``cell`` in the user namespace if CUDA is available."""
+    import torch  # here, so that importing lecture_utils stays light for the grader's CLI
+
     if not torch.cuda.is_available():
         print(SKIP_MESSAGE)
         return

@@ -47,6 +47,11 @@ fi
 
 echo "setup: installing the notebooks' stack (jupyterlab, nbgrader, ipywidgets, nbval, ...)"
 "${pip[@]}" install -e ".[dev]"
+# jsonschema's "format-nongpl" extra (wanted by jupyter-events) brings rfc3987-syntax, which
+# builds some thirty Earley parsers when imported: 2.6 s in every process that imports
+# nbformat (each nbgrader and grader command, each Jupyter server). It only checks the "iri"
+# string format, which no notebook or event schema here uses; jsonschema skips it when absent.
+"${pip[@]}" uninstall -y rfc3987-syntax >/dev/null 2>&1 || true
 
 # Byte-compile once: where PYTHONDONTWRITEBYTECODE is set, every import would otherwise parse
 # the sources again, and each notebook kernel pays that for torch.

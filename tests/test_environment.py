@@ -1,6 +1,8 @@
 """pyproject.toml (pip) and environment.yml (conda) must ask for the same things."""
 
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -54,3 +56,14 @@ def test_ci_runs_the_readme_test_command():
     readme = (REPO / "README.md").read_text()
     assert "bash scripts/test.sh" in readme and "bash scripts/lab.sh" in readme
     assert "exec bash scripts/test.sh" in (REPO / ".ci" / "run").read_text()
+
+
+def test_the_grader_command_line_starts_without_torch_or_the_iri_parsers():
+    # Both take seconds to import and the suite starts the grader and nbgrader hundreds of
+    # times: torch only where a notebook or the sandbox needs it, and no rfc3987-syntax
+    # (scripts/setup.sh removes it; it builds Earley parsers for a format nothing here uses).
+    probe = ("import sys, autograder.cli, nbformat; "
+             "print(sorted({'torch', 'rfc3987_syntax'} & set(sys.modules)))")
+    loaded = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True,
+                            text=True, check=True).stdout.strip()
+    assert loaded == "[]", f"imported at start: {loaded}"
