@@ -9,6 +9,10 @@ is one group, kept in one worker so that its module fixtures (a graded course, a
 are built once. The files in ``SPLIT_BY_NOTEBOOK`` build one course per notebook, so each
 notebook's tests are a group of their own and the notebooks are shared out between workers;
 those in ``SPLIT_BY_FUNCTION`` are shared out one test function (all its notebooks) per group.
+
+Every test starts in English: the variables that choose a notebook's language
+(``LECTURE_LANGUAGE``, and ``JPY_SESSION_NAME`` when pytest runs from a Chinese notebook) are
+removed, so a developer's environment cannot change what the English tests read.
 """
 
 from __future__ import annotations
@@ -21,6 +25,13 @@ from lecture_utils.gpu_cells import is_gpu_only
 SPLIT_BY_NOTEBOOK = {"tests/test_nbgrader_grading.py", "tests/test_answer_variants.py"}
 # Long files whose tests are shared out by test function (each group starts its own lab).
 SPLIT_BY_FUNCTION = {"tests/browser/test_notebooks_in_lab.py"}
+LANGUAGE_VARIABLES = ("LECTURE_LANGUAGE", "JPY_SESSION_NAME")
+
+
+@pytest.fixture(autouse=True)
+def _english_unless_a_test_says_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in LANGUAGE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from autograder.limits import DEFAULT_JOBS, ENGINES, GRADE_OPTIONS
 from autograder.notebook import NotebookError
+from autograder.translate import translated_languages
 
 NOT_ALL_GRADED = 3  # grade's exit status when some submissions have no final grade
 
@@ -364,7 +365,9 @@ def main(argv: list[str] | None = None) -> int:
     translate.add_argument("action", choices=["update", "check"])
     translate.add_argument("catalogs", nargs="*",
                            help="assignment names or lecture_utils (default: all)")
-    translate.add_argument("--language", default="zh-CN", help="default: zh-CN")
+    # only a language the course has: any other name would become a new translations/ folder
+    translate.add_argument("--language", default="zh-CN", choices=translated_languages(),
+                           help="default: zh-CN")
     translate.set_defaults(run=_translate)
 
     export = commands.add_parser(

@@ -13,6 +13,7 @@ import copy
 import polib
 import pytest
 
+from autograder.cli import main
 from autograder.course import RELEASE, assignments
 from autograder.notebook import read_notebook
 from autograder.translate import translated_languages
@@ -31,7 +32,7 @@ from autograder.translate.sync import (
     problems,
     verbatim_spans,
 )
-from lecture_utils.i18n import MESSAGE_CONTEXT, messages
+from lecture_utils.i18n import MESSAGE_CONTEXT, TRANSLATIONS, messages
 
 ZH = "zh-CN"
 
@@ -137,6 +138,38 @@ def test_an_off_glossary_term_is_caught():
     entry.msgstr = entry.msgstr.replace("步幅", "步长")
     kinds = {p.kind for p in problems(ZH, name, catalog=catalog) if p.entry == entry.msgctxt}
     assert kinds == {"off-glossary"}
+
+
+@pytest.mark.parametrize("english, translated, kinds", [
+    # a required term left out (no avoided word in its place) is caught on its own
+    ("The gradient flows back.", "它向后流动。", ["off-glossary"]),
+    ("The gradient flows back.", "梯度向后流动。", []),
+    # a term the glossary does not require may be left out
+    ("A view shares storage.", "它共享存储。", []),
+])
+def test_a_required_glossary_term_must_be_rendered(english, translated, kinds):
+    entry = polib.POEntry(msgctxt="cell c1", msgid=english, msgstr=translated)
+    found = problems(ZH, "toy", catalog=[entry], units=[Unit("cell c1", english, "toy")])
+    assert [p.kind for p in found] == kinds
+    if kinds:
+        assert "'梯度'" in found[0].detail
+
+
+def test_inline_maths_next_to_chinese_prose_is_still_maths():
+    english = "Element $i$ sits at offset $i \\cdot s$."
+    translated = "元素$i$位于偏移$i \\cdot s$处。"
+    assert verbatim_spans(translated) == verbatim_spans(english) == \
+        {"$i$": 1, "$i \\cdot s$": 1}
+    entry = polib.POEntry(msgctxt="cell c1", msgid=english, msgstr=translated)
+    assert problems(ZH, "toy", catalog=[entry], units=[Unit("cell c1", english, "toy")]) == []
+
+
+def test_translate_accepts_only_a_language_the_course_has(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["translate", "check", "--language", "zh_CN", "toy"])
+    assert stopped.value.code == 2
+    assert "invalid choice: 'zh_CN'" in capsys.readouterr().err
+    assert not (TRANSLATIONS / "zh_CN").exists()
 
 
 def test_the_glossary_has_the_issue_terms():

@@ -40,8 +40,9 @@ from lecture_utils.i18n import MESSAGE_CONTEXT, TRANSLATIONS
 _VERBATIM = re.compile(
     r"```.*?```"                     # fenced code
     r"|\$\$.+?\$\$"                  # display maths
-    # inline maths (not a lone "$5") and code spans may break over a line, not a paragraph
-    r"|(?<![\\\w$])\$(?!\s)(?:[^$\n]|\n(?!\s*\n))+?(?<![\s\\])\$(?!\w)"
+    # inline maths (not a lone "$5") and code spans may break over a line, not a paragraph;
+    # only an ASCII word character next to a $ rules out maths: Chinese prose runs up to it
+    r"|(?<![\\0-9A-Za-z_$])\$(?!\s)(?:[^$\n]|\n(?!\s*\n))+?(?<![\s\\])\$(?![0-9A-Za-z_])"
     r"|`(?:[^`\n]|\n(?!\s*\n))+`"
     r"|\]\([^)\s]+(?:\s+\"[^\"]*\")?\)"  # link or image target
     r"|<[a-zA-Z/][^>\n]*>"           # HTML tag
