@@ -7,8 +7,13 @@ and the cases' expected values never reach student code. A case's hints (known w
 with a message each) are checked here: each value must fail its case, and a hidden case's
 messages must not show its call or expected value.
 
-Trusts the instructor notebook (still, nothing in it is executed). Imports ``nbformat``,
-``autograder.notebook`` and ``lecture_utils.checks``.
+The released markdown (the prose a student's copy keeps as the instructor wrote it) is the
+English and every translated edition's (``autograder.translate``): a Chinese submission's prose
+is the course's, not the student's.
+
+Trusts the instructor notebook (still, nothing in it is executed) and the repository's
+translation catalogs. Imports ``nbformat``, ``autograder.notebook``, ``autograder.translate``
+(when loading a spec) and ``lecture_utils.checks``.
 """
 
 from __future__ import annotations
@@ -187,6 +192,21 @@ def needed_for_grading(source: str) -> bool:
         all(isinstance(stmt, _DEFINITIONS) for stmt in body)
 
 
+def translated_markdown(notebook: nbformat.NotebookNode, name: str) -> set[str]:
+    """The released markdown of ``notebook`` in each translated language (its catalogs
+    ``translations/<language>/<name>.po``); a cell with no current translation is the
+    English one, already released."""
+    from autograder.translate import translated_languages
+    from autograder.translate.build import translate_notebook
+
+    found: set[str] = set()
+    for language in translated_languages():
+        translated, _ = translate_notebook(notebook, language, name)
+        found |= {cell.source for cell in translated.cells
+                  if cell.cell_type == "markdown" and not nbgrader_meta(cell).get("solution")}
+    return found
+
+
 def load_spec(instructor_notebook: Path) -> AssignmentSpec:
     """Read an instructor notebook into the data the grader needs."""
     raw = instructor_notebook.read_bytes()
@@ -213,4 +233,5 @@ def load_spec(instructor_notebook: Path) -> AssignmentSpec:
             spec.solution_ids.add(grade_id)
         elif cell.get("id"):
             spec.instructor_cells[cell.id] = cell.source
+    spec.released_markdown |= translated_markdown(notebook, spec.name)
     return spec

@@ -1,10 +1,14 @@
 """Reading an instructor notebook's checks as data (no execution)."""
 
+import copy
+
 import pytest
 
 from autograder.course import RELEASE, assignments, instructor_notebook
 from autograder.notebook import read_notebook
+from autograder.sanitize import sanitize_notebook
 from autograder.spec import SpecError, load_spec, needed_for_grading, parse_cases, strip_hidden
+from autograder.translate.build import release_dir
 
 SOURCE = '''check([
     Case("f(1)", 2, "doubles"),
@@ -58,3 +62,17 @@ def test_which_unchanged_instructor_cells_run():
     assert needed_for_grading("def f():\n    return 1\n\nclass A:\n    pass\n")
     assert not needed_for_grading("x = torch.randn(1000, 1000)\nprint(x.sum())")
     assert not needed_for_grading("%%gpu_only\nimport torch")
+
+
+def test_a_chinese_submissions_released_prose_is_kept_as_released():
+    """The Chinese release's markdown is the course's: sanitising a Chinese copy keeps it
+    (not rewritten as a student's own cells, whose heading ids and anchors change)."""
+    assignment = "02_strides_and_views"
+    spec = load_spec(instructor_notebook(assignment))
+    path = release_dir("zh-CN") / assignment / f"{assignment}.ipynb"
+    chinese = read_notebook(path)
+    sanitised = copy.deepcopy(chinese)
+    assert sanitize_notebook(sanitised, grade_ids=set(spec.released_meta),
+                             released=spec.released_markdown) == {}
+    assert [c.source for c in sanitised.cells if c.cell_type == "markdown"] == \
+        [c.source for c in chinese.cells if c.cell_type == "markdown"]
