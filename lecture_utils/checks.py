@@ -48,7 +48,8 @@ class Case:
 
 
 class Unplain(TypeError):
-    """A result that is not a plain value the grader can compare."""
+    """A result that is not a plain value the grader can compare; its text is the case's
+    error (``NOT_COMPARABLE`` or ``TOO_LARGE``)."""
 
 
 def to_plain(value: Any) -> Any:
@@ -73,7 +74,7 @@ def to_plain(value: Any) -> Any:
         return {str(k): to_plain(v) for k, v in value.items()}
     if hasattr(value, "item") and callable(value.item):  # numpy scalars, incl. numpy bool
         return to_plain(value.item())
-    raise Unplain(f"a {type(value).__name__}, which the checks cannot compare")
+    raise Unplain(NOT_COMPARABLE.format(kind=type(value).__name__))
 
 
 @dataclass(frozen=True)
@@ -91,27 +92,47 @@ def evaluate(case: Case, namespace: dict[str, Any]) -> Outcome:
     except NotImplementedError:
         return Outcome(error=NOT_IMPLEMENTED)
     except Unplain as problem:
-        return Outcome(error=f"returned {problem}")
+        return Outcome(error=str(problem))
     except Exception as problem:  # the student's error, reported, never re-raised
-        return Outcome(error=f"raised {type(problem).__name__}: {problem}")
+        return Outcome(error=RAISED.format(error=type(problem).__name__, message=problem))
 
 
+# What evaluating a case can give in place of a value (here or in the sandbox, which knows no
+# language): each an English template, made in English and shown by ``localized_error`` in
+# the reader's language. Each value's pattern says what may fill it, so a text parses back
+# into one template only.
 NOT_IMPLEMENTED = N_("is not implemented yet (it raised NotImplementedError)")
-_UNPLAIN = re.compile(r"returned a (\w+), which the checks cannot compare", re.DOTALL)
-_RAISED = re.compile(r"raised (\w+): (.*)", re.DOTALL)
+NOT_COMPARABLE = N_("returned a {kind}, which the checks cannot compare")
+RAISED = N_("raised {error}: {message}")
+RAISED_WITHOUT_MESSAGE = N_("raised {error}")
+TIMED_OUT = N_("timed out after {seconds} s")
+SKIPPED_AFTER_TIMEOUT = N_("skipped: an earlier check of this exercise timed out")
+TOO_LARGE = N_("returned a value too large to grade")
+NOT_SENDABLE = N_("returned a value that cannot be sent back ({problem})")
+CASE_ERRORS = (NOT_IMPLEMENTED, NOT_COMPARABLE, RAISED, RAISED_WITHOUT_MESSAGE, TIMED_OUT,
+               SKIPPED_AFTER_TIMEOUT, TOO_LARGE, NOT_SENDABLE)
+# a class name, the student's own text (kept as it is), a number of seconds
+_CASE_ERROR_VALUES = {"kind": r"\w+", "error": r"\w+", "message": r".*", "problem": r".*",
+                      "seconds": r"[0-9.e+-]+"}
+
+
+def _parser(template: str) -> re.Pattern[str]:
+    """What a filled-in ``template`` looks like, each value a named group."""
+    pieces = re.split(r"\{(\w+)\}", template)
+    return re.compile("".join(
+        re.escape(piece) if i % 2 == 0 else f"(?P<{piece}>{_CASE_ERROR_VALUES[piece]})"
+        for i, piece in enumerate(pieces)), re.DOTALL)
+
+
+_CASE_ERROR_PARSERS = [(template, _parser(template)) for template in CASE_ERRORS]
 
 
 def localized_error(error: str) -> str:
     """An ``Outcome.error`` (English: it may come from a sandbox that knows no language) in
-    the current language."""
-    if error == NOT_IMPLEMENTED:
-        return tr(NOT_IMPLEMENTED)
-    if match := _UNPLAIN.fullmatch(error):
-        return tr_format("returned a {kind}, which the checks cannot compare",
-                         kind=match.group(1))
-    if match := _RAISED.fullmatch(error):
-        return tr_format("raised {error}: {message}", error=match.group(1),
-                         message=match.group(2))
+    the current language; a text that fits no ``CASE_ERRORS`` template is shown as it is."""
+    for template, parser in _CASE_ERROR_PARSERS:
+        if match := parser.fullmatch(error):
+            return tr_format(template, **match.groupdict())
     return error
 
 

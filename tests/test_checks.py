@@ -10,6 +10,8 @@ from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
 from lecture_utils.checks import (
+    CASE_ERRORS,
+    TIMED_OUT,
     Case,
     CheckFailed,
     Outcome,
@@ -18,8 +20,10 @@ from lecture_utils.checks import (
     failure_report,
     hint_for,
     judge,
+    localized_error,
     to_plain,
 )
+from lecture_utils.i18n import use_language
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
@@ -280,3 +284,64 @@ def test_hint_for_matches_a_known_wrong_value_within_the_case_tolerance():
     assert hint_for(case, [1, 2]) == "a list"
     assert hint_for(case, 48) is None
     assert hint_for(Case("f()", 1), 24) is None
+
+
+# Every error text a case can come back with: ``evaluate`` here, or the sandbox's child
+# (autograder/sandbox/child.py: a timeout, a skipped case, a value too large or not sendable,
+# an exception that escaped evaluate), each with the English it has always had and the values
+# (names, the student's own text) that stay as they are in any language.
+CASE_ERROR_FORMS = [
+    ("is not implemented yet (it raised NotImplementedError)", "NotImplementedError"),
+    ("returned a Linear, which the checks cannot compare", "Linear"),
+    ("raised ZeroDivisionError: division by zero", "ZeroDivisionError division by zero"),
+    ("raised KeyError: ", "KeyError"),  # evaluate: an exception with an empty message
+    ("raised KeyboardInterrupt", "KeyboardInterrupt"),  # child: escaped, no message
+    ("raised ValueError: line one\nline two", "ValueError line one line two"),
+    ("timed out after 10 s", ""),
+    ("timed out after 0.5 s", ""),
+    ("skipped: an earlier check of this exercise timed out", ""),
+    ("returned a value too large to grade", ""),
+    ("returned a value that cannot be sent back (ValueError: Out of range float values are "
+     "not JSON compliant)", "ValueError Out of range float values are not JSON compliant"),
+]
+
+
+@pytest.mark.parametrize(("english", "values"), CASE_ERROR_FORMS)
+def test_every_case_error_is_shown_in_the_readers_language(english: str, values: str) -> None:
+    case = Case("f(2)", 4, "the reason")
+    with use_language("en"):
+        assert localized_error(english) == english
+        assert judge(case, Outcome(error=english)) == f"f(2) {english}  [the reason]"
+    with use_language("zh-CN"):
+        chinese = localized_error(english)
+        shown = judge(case, Outcome(error=english))
+    assert chinese != english and re.search(r"[\u4e00-\u9fff]", chinese)
+    # no English word is left but the values the text carries
+    assert set(re.findall(r"[A-Za-z]+", chinese)) <= set(values.split())
+    assert shown.startswith("f(2) " + chinese)
+
+
+def test_the_child_and_evaluate_make_their_errors_from_the_named_templates() -> None:
+    from autograder.sandbox.child import _raised
+
+    assert _raised(KeyboardInterrupt()) == "raised KeyboardInterrupt"
+    assert _raised(ValueError("bad: worse")) == "raised ValueError: bad: worse"
+    assert TIMED_OUT.format(seconds="10") == "timed out after 10 s"
+    assert evaluate(Case("{}[1]", None), {}).error == "raised KeyError: 1"
+    assert evaluate(Case("torch.nn.Linear(1, 1)", None), _namespace()).error == \
+        "returned a Linear, which the checks cannot compare"
+    every = [english for english, _ in CASE_ERROR_FORMS]
+    for template in CASE_ERRORS:  # each template has a form above, so each is tested
+        assert any(_parses_as(template, english) for english in every), template
+
+
+def _parses_as(template: str, english: str) -> bool:
+    literal = re.split(r"\{\w+\}", template)
+    return english.startswith(literal[0]) and english.endswith(literal[-1]) and \
+        all(piece in english for piece in literal)
+
+
+def test_an_error_that_fits_no_template_is_shown_as_it_is() -> None:
+    odd = "raised a b: c"  # an exception class the student named "a b"
+    with use_language("zh-CN"):
+        assert localized_error(odd) == odd

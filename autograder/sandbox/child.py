@@ -44,6 +44,15 @@ def describe(error: BaseException) -> str:
     return (f"{name}: {text}" if text else name)[:ERROR_CHARS]
 
 
+def _raised(error: BaseException) -> str:
+    """A case's error for an exception that escaped ``evaluate`` (KeyboardInterrupt, ...)."""
+    from lecture_utils.checks import RAISED, RAISED_WITHOUT_MESSAGE
+
+    name, _, text = describe(error).partition(": ")
+    return (RAISED.format(error=name, message=text) if text
+            else RAISED_WITHOUT_MESSAGE.format(error=name))
+
+
 def _mentions_oom(text: str | None) -> bool:
     return bool(text) and any(marker in text for marker in OOM_MARKERS)
 
@@ -69,7 +78,7 @@ def _size_guard(value: Any) -> Any:
     import numpy as np
     import torch
 
-    from lecture_utils.checks import Unplain
+    from lecture_utils.checks import TOO_LARGE, Unplain
 
     budget = VALUE_BYTES // 3
 
@@ -97,7 +106,7 @@ def _size_guard(value: Any) -> Any:
     try:
         visit(value, 0)
     except _TooLarge:
-        raise Unplain("a value too large to grade") from None
+        raise Unplain(TOO_LARGE) from None
     return value
 
 
@@ -212,7 +221,7 @@ class _Child:
         self.emit(CellOutcome(index, text, round(seconds, 4), timed_out, oom).to_wire())
 
     def _evaluate(self, call: str) -> CaseOutcome:
-        from lecture_utils.checks import Case, evaluate
+        from lecture_utils.checks import NOT_SENDABLE, TOO_LARGE, Case, evaluate
 
         namespace = self.shell.user_ns
         namespace[GUARD] = _size_guard
@@ -223,26 +232,28 @@ class _Child:
         try:
             text = json.dumps(payload.plain())
         except (ValueError, TypeError, RecursionError) as problem:
-            return CaseOutcome(error="returned a value that cannot be sent back "
-                                     f"({describe(problem)})")
+            return CaseOutcome(error=NOT_SENDABLE.format(problem=describe(problem)))
         if len(text) > VALUE_BYTES:
-            return CaseOutcome(error="returned a value too large to grade")
+            return CaseOutcome(error=TOO_LARGE)
         return payload
 
     def cases(self, grade_id: str, calls: tuple[str, ...]) -> None:
+        # (English: the grader shows them in the reader's language, checks.localized_error)
+        from lecture_utils.checks import SKIPPED_AFTER_TIMEOUT, TIMED_OUT
+
         gave_up = False
         for number, call in enumerate(calls):
             if gave_up:  # one check already ran out of time: the exercise has failed anyway
-                skipped = CaseOutcome(error="skipped: an earlier check of this exercise timed out")
+                skipped = CaseOutcome(error=SKIPPED_AFTER_TIMEOUT)
                 self.emit(case_message(grade_id, number, skipped))
                 continue
             payload, escaped = self._guarded(lambda call=call: self._evaluate(call))
             self._mine()
             timed_out = self.fired
             if timed_out:
-                payload = CaseOutcome(error=f"timed out after {self.seconds:g} s")
+                payload = CaseOutcome(error=TIMED_OUT.format(seconds=f"{self.seconds:g}"))
             elif escaped is not None:
-                payload = CaseOutcome(error=f"raised {describe(escaped)}")
+                payload = CaseOutcome(error=_raised(escaped))
             payload.timeout = timed_out
             payload.oom = not timed_out and (_is_oom(escaped) or _mentions_oom(payload.error))
             self._room(payload.oom)
