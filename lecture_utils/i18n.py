@@ -8,9 +8,11 @@ text up; a text with no translation is shown in English. Code cells are the same
 language, so the language is not written in them. It comes from, in order:
 
 1. ``use_language(...)``: the grader judging one submission;
-2. the ``LECTURE_LANGUAGE`` environment variable;
-3. the metadata (``lecture.language``) of the notebook this kernel runs, which Jupyter
-   names in ``JPY_SESSION_NAME``;
+2. the metadata (``lecture.language``) of the notebook, as ``check`` and ``grade`` read it;
+   in a kernel, the notebook Jupyter names in ``JPY_SESSION_NAME`` (``open_notebook``);
+3. the ``LECTURE_LANGUAGE`` environment variable, for a notebook that declares no language
+   (the English release) or a kernel that cannot tell which notebook it runs (VS Code, a
+   script); ``notebook_language`` applies it too, so a kernel and ``check`` agree;
 4. English.
 
 Trusts the repository's catalogs; a notebook's metadata only selects among ``LANGUAGES``.
@@ -45,40 +47,65 @@ def known(language: Any) -> str | None:
     return next((code for code in LANGUAGES if code.lower() == wanted), None)
 
 
-def notebook_language(metadata: Any) -> str:
-    """The language a notebook's metadata declares (``{"lecture": {"language": ...}}``),
-    or English when it declares none we know. Safe on any JSON a student could submit."""
+def declared_language(metadata: Any) -> str | None:
+    """The language a notebook's metadata declares (``{"lecture": {"language": ...}}``), or
+    None when it declares none we know. Safe on any JSON a student could submit."""
     lecture = metadata.get("lecture") if isinstance(metadata, Mapping) else None
     declared = lecture.get("language") if isinstance(lecture, Mapping) else None
-    return known(declared) or ENGLISH
+    return known(declared)
 
 
-@lru_cache(maxsize=8)
-def _language_of_file(path: str, mtime: float) -> str:
-    try:
-        return notebook_language(json.loads(Path(path).read_text("utf-8")).get("metadata"))
-    except (OSError, ValueError, AttributeError):
-        return ENGLISH
+def default_language() -> str:
+    """The language of a notebook that declares none: ``LECTURE_LANGUAGE``, else English."""
+    return known(os.environ.get(ENVIRONMENT_VARIABLE)) or ENGLISH
 
 
-def _session_language() -> str | None:
-    """The language of the notebook Jupyter started this kernel for, if it says."""
-    session = os.environ.get("JPY_SESSION_NAME")
-    if not session or not session.endswith(".ipynb"):
+def notebook_language(metadata: Any) -> str:
+    """The language to show a notebook's messages in: the one its metadata declares, else
+    ``default_language()``. Safe on any JSON a student could submit."""
+    return declared_language(metadata) or default_language()
+
+
+def open_notebook(session: Any = None) -> Path | None:
+    """The notebook file a kernel runs, as Jupyter names it (``session``: IPython's
+    ``__session__``, else ``JPY_SESSION_NAME``), if it names one that exists."""
+    session = session or os.environ.get("JPY_SESSION_NAME")
+    if not isinstance(session, str) or not session.endswith(".ipynb"):
         return None
     path = Path(session)
     if not path.is_file():  # a path relative to the server's root; the kernel runs beside it
         path = Path.cwd() / path.name
+    return path if path.is_file() else None
+
+
+@lru_cache(maxsize=8)
+def _declared_by_file(path: str, mtime: float) -> str | None:
     try:
-        return _language_of_file(str(path), path.stat().st_mtime)
-    except OSError:
+        return declared_language(json.loads(Path(path).read_text("utf-8")).get("metadata"))
+    except (OSError, ValueError, AttributeError):
         return None
+
+
+# session name → the language its notebook declared when last read: Jupyter names the
+# notebook once, when the kernel starts, so after a rename the name is stale and no file has it
+_declared_by_session: dict[str, str | None] = {}
+
+
+def _session_language() -> str | None:
+    """The language the notebook Jupyter started this kernel for declares, if it does."""
+    session = os.environ.get("JPY_SESSION_NAME", "")
+    path = open_notebook()
+    if path is not None:
+        try:
+            _declared_by_session[session] = _declared_by_file(str(path), path.stat().st_mtime)
+        except OSError:  # removed since open_notebook looked
+            pass
+    return _declared_by_session.get(session)
 
 
 def current_language() -> str:
     """The language to show messages in now (see the module docstring for the order)."""
-    return (_chosen.get() or known(os.environ.get(ENVIRONMENT_VARIABLE))
-            or _session_language() or ENGLISH)
+    return _chosen.get() or _session_language() or default_language()
 
 
 @contextmanager

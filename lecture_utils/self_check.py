@@ -11,25 +11,21 @@ importing ``lecture_utils`` registers it too.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from lecture_utils.i18n import tr, tr_format
+from lecture_utils.i18n import open_notebook, tr, tr_format
 
 REPO = Path(__file__).resolve().parent.parent
 CHECK_SECONDS = 900
 
 
 def notebook_path(namespace: dict) -> Path | None:
-    """The open notebook's file, as JupyterLab told the kernel, if it did and it exists."""
-    session = namespace.get("__session__") or os.environ.get("JPY_SESSION_NAME")
-    if not session or not str(session).endswith(".ipynb"):
-        return None
-    path = Path(session)
-    return path if path.is_file() else None
+    """The open notebook's file, as JupyterLab told the kernel, if it did and it exists
+    (the same file whose language the kernel's messages follow)."""
+    return open_notebook(namespace.get("__session__"))
 
 
 def _ago(seconds: float) -> str:
