@@ -62,7 +62,9 @@ workspace=${LAB_WORKSPACE:-$default_workspace}
 # scripts/lab-config/ is Jupyter configuration for this lab only (~/.jupyter is untouched and
 # still wins): no news feed, no update check, so no "Would you like to get notified about
 # official Jupyter news?" prompt. news_url=None alone would not stop that prompt; the
-# fetchNews setting does.
+# fetchNews setting does. It also serves the course's Chinese font (Noto Sans SC, in .venv)
+# to the browser for CJK text, which a system without a CJK font shows as boxes
+# (jupyter_server_config.py, custom/custom.css).
 export JUPYTER_CONFIG_PATH="$PWD/scripts/lab-config${JUPYTER_CONFIG_PATH:+:$JUPYTER_CONFIG_PATH}"
 extra=()
 [ "$(id -u)" = 0 ] && extra+=(--allow-root)   # jupyter refuses to run as root otherwise

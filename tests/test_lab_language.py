@@ -1,10 +1,12 @@
 """scripts/lab.sh --lang: each edition (notebooks/, notebooks-zh-CN/) has its own working copy
 (workspace/, workspace-zh-CN/), filled by the same never-overwrite copy; an unknown language
-stops before JupyterLab and names the languages there are."""
+stops before JupyterLab and names the languages there are. The lab's configuration serves the
+course's Chinese font to the student's browser (read as configuration; no server started)."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -106,3 +108,51 @@ def test_git_ignores_every_working_copy():
         ["git", "check-ignore", "--no-index", "workspace/a.ipynb", "workspace-zh-CN/a.ipynb"],
         cwd=REPO, capture_output=True, text=True)
     assert ignored.stdout.split() == ["workspace/a.ipynb", "workspace-zh-CN/a.ipynb"]
+
+
+LAB_CONFIG = REPO / "scripts" / "lab-config"
+FONT_FAMILY_VARIABLES = ("--jp-ui-font-family", "--jp-content-font-family",
+                         "--jp-code-font-family-default")
+
+
+def _font_lists(css: str) -> dict[str, list[str]]:
+    return {name: [f.strip() for f in value.split(",")]
+            for name, value in re.findall(r"(--jp-[\w-]+-font-family(?:-default)?):([^;]*);", css)}
+
+
+def test_the_lab_serves_the_course_font_to_chinese_text_only():
+    from jupyter_core.paths import jupyter_config_dir
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from lecture_utils.plotting import packaged_cjk_font
+
+    config = PyFileConfigLoader("jupyter_server_config.py", path=str(LAB_CONFIG)).load_config()
+    assert config.LabApp.custom_css is True
+    served = [Path(p) for p in
+              config.ServerApp.tornado_settings.get_value({})["static_custom_path"]]
+    # the user's own custom.css, if any, is found first
+    assert served[0] == Path(jupyter_config_dir()) / "custom"
+    css = next(p / "custom.css" for p in served if (p / "custom.css").is_file())
+    assert css == LAB_CONFIG / "custom" / "custom.css"
+    text = css.read_text("utf-8")
+
+    font = packaged_cjk_font()
+    assert font is not None, "setup installs pylopdf-fonts-zh-cn"
+    urls = re.findall(r'url\("([^"]+)"\)', text)
+    assert urls == [Path(font).name]  # the file the browser fetches is the installed font
+    assert any((p / urls[0]).is_file() for p in served)
+
+    face = re.search(r"@font-face\s*\{([^}]*)\}", text).group(1)
+    family = re.search(r'font-family:\s*("[^"]+")', face).group(1)
+    ranges = re.findall(r"U\+([0-9A-F]+)-([0-9A-F]+)", face)
+    assert ("4E00", "9FFF") in ranges  # the CJK ideographs
+    assert all(int(low, 16) >= 0x2E80 for low, _ in ranges)  # no Latin, digits or symbols
+
+    # each list is JupyterLab's own, unchanged, with the course font added last
+    theme = (Path(sys.prefix) / "share" / "jupyter" / "lab" / "themes" / "@jupyterlab" /
+             "theme-light-extension" / "index.css").read_text("utf-8")
+    ours, lab = _font_lists(text), _font_lists(theme)
+    assert set(ours) == set(FONT_FAMILY_VARIABLES)
+    for name, fonts in ours.items():
+        assert fonts[-1] == family
+        assert " ".join(fonts[:-1]) == " ".join(lab[name]), f"JupyterLab changed {name}"
