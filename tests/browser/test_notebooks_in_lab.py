@@ -96,13 +96,25 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _check_chinese(page, notebook, name: str) -> None:
-    """The kernel knew the notebook's language: the prose, the failing checks and the notes
-    of unfinished demos read in Chinese."""
+    """The kernel knew the notebook's language: the prose, the failing checks (their header
+    and every reason line below it) and the notes of unfinished demos read in Chinese."""
+    from lecture_utils.checks import CASE_ERRORS
+
+    # the English wording of a failed check's header and of every error a case can come
+    # back with: the fixed text between each template's {values}, where it says something
+    english_wording = {
+        piece.strip() for template in (*CASE_ERRORS, "{failed} of {total} checks failed:")
+        for piece in re.split(r"\{\w+\}", template) if sum(c.isalpha() for c in piece) >= 4}
     heading = page.locator(f"{SHOWN} .jp-MarkdownCell h1").first.text_content()
     assert CJK.search(heading), f"{name}: the title is not in Chinese: {heading!r}"
     failures = [line for i, ename, line in errors(notebook) if ename == "CheckFailed"]
     english = [line for line in failures if "项检查中有" not in line]
     assert not english, f"{name}: failing checks reported in English: {english[:2]}"
+    reports = [o.get("evalue") or "" for _, c in code_cells(notebook) for o in c.outputs
+               if o.output_type == "error" and o.ename == "CheckFailed"]
+    english = [line for report in reports for line in report.splitlines()
+               if any(words in line for words in english_wording)]
+    assert not english, f"{name}: failing checks' reasons in English: {english[:2]}"
     printed = " ".join(o.get("text", "") for _, c in code_cells(notebook) for o in c.outputs)
     assert "Finish exercise" not in printed and "Finish exercises" not in printed, (
         f"{name}: a demo's 'finish exercise N' note is in English")
