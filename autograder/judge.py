@@ -18,7 +18,9 @@ from autograder.protocol import CaseOutcome, Report, Status
 from autograder.results import CASE_ERROR, CASE_NOT_COMPARABLE, CaseResult, TestResult, short_value
 from autograder.spec import AssignmentSpec
 from lecture_utils.checks import Outcome, failure_report, hint_for, judge, passed_line
-from lecture_utils.i18n import tr, tr_format
+from lecture_utils.i18n import N_, tr, tr_format
+
+NOT_REACHED = N_("the notebook stopped before this test ran")
 
 
 def _status_of(outcomes: list[CaseOutcome]) -> Status:
@@ -50,7 +52,8 @@ def judge_exercise(spec: AssignmentSpec, grade_id: str, outcomes: list[CaseOutco
     check = spec.checks[grade_id]
     if outcomes is None or len(outcomes) < len(check.cases):
         status = report.status if report.status != Status.OK else Status.CRASHED
-        reason = report.message or "the notebook stopped before this test ran"
+        # the sandbox's reasons are English (N_ templates): the reader's language here
+        reason = tr(report.message or NOT_REACHED)
         return TestResult(grade_id, 0.0, check.points, status,
                           tr_format("not graded: {reason}", reason=reason))
     failures, hidden_number, cases = [], 0, []
@@ -99,9 +102,9 @@ def judge_submission(spec: AssignmentSpec, plan: Plan,
                           what=tr(plan.tampered[grade_id]))))
         else:
             tests.append(judge_exercise(spec, grade_id, report.cases.get(grade_id), report))
-    if report.status != Status.OK:
+    if report.status != Status.OK:  # English, as the record keeps it; shown translated
         return tests, report.status, report.message
-    if plan.tampered:
+    if plan.tampered:  # (each reason alone is an N_ text: it is translated before joining)
         return tests, Status.TAMPERED, "; ".join(
-            f"{g}: {why}" for g, why in plan.tampered.items())
+            f"{g}: {tr(why)}" for g, why in plan.tampered.items())
     return tests, Status.GRADED, ""

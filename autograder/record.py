@@ -36,10 +36,11 @@ from autograder.limits import SIDE_FILE_BYTES, Limits
 from autograder.notebook import InvalidSubmission, parse_json, read_capped
 from autograder.notebook import grade_id as grade_id_of
 from autograder.protocol import Status
-from autograder.results import NotebookResult
+from autograder.results import NotebookResult, status_text
 from autograder.sanitize import note_cell, numbered_notes, plain_text, sanitize_notebook
 from autograder.spec import GRADING_KEYS, AssignmentSpec
 from autograder.spreadsheet import safe_row
+from lecture_utils.i18n import N_, notebook_language, tr, tr_format, use_language
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -114,8 +115,9 @@ def _verdict_outputs(status: str, message: str) -> list[Any]:
     message = plain_text(message)  # it may quote the student's values: no terminal escapes
     if status == Status.PASSED:
         return [nbformat.v4.new_output("stream", name="stdout", text=message + "\n")]
-    return [nbformat.v4.new_output("error", ename=f"Grader ({status})", evalue=message,
-                                   traceback=message.splitlines())]
+    return [nbformat.v4.new_output("error", evalue=message, traceback=message.splitlines(),
+                                   ename=tr_format("Grader ({status})",
+                                                   status=status_text(status)))]
 
 
 def _escape_markdown(text: str) -> str:
@@ -153,23 +155,24 @@ def restore_graded_cells(cells: list[Any], spec: AssignmentSpec) -> list[str]:
         for index in indices:
             if index != chosen:
                 del cells[index]["metadata"]["nbgrader"]
-                notes.append(f"cell {index + 1} of the submission claims to be the graded "
-                             f"cell {gid}, which is cell {chosen + 1}; it is shown as an "
-                             "ordinary cell")
+                notes.append(N_(f"cell {index + 1} of the submission claims to be the graded "
+                                f"cell {gid}, which is cell {chosen + 1}; it is shown as an "
+                                "ordinary cell"))
         theirs, ours = cells[chosen]["metadata"]["nbgrader"], spec.released_meta[gid]
         edited = [k for k in GRADING_KEYS if theirs.get(k) != ours.get(k)]
         if edited:
-            notes.append(f"cell {chosen + 1} of the submission ({gid}): its nbgrader metadata "
-                         f"was edited ({', '.join(edited)}); the instructor's is used")
+            notes.append(N_(f"cell {chosen + 1} of the submission ({gid}): its nbgrader "
+                            f"metadata was edited ({', '.join(edited)}); the instructor's is "
+                            "used"))
         cells[chosen]["metadata"]["nbgrader"] = copy.deepcopy(ours)
     return notes
 
 
 def _verdicts_only(result: NotebookResult, spec: AssignmentSpec) -> nbformat.NotebookNode:
     """The fallback page: each test cell as released, with its verdict."""
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(tr(
         "**Note from the grader:** this submission could not be shown as submitted; "
-        "below are its graded tests and their results.")])
+        "below are its graded tests and their results."))])
     for test in result.tests:
         check = spec.checks[test.grade_id]
         cell = nbformat.v4.new_code_cell(check.student_source)
@@ -197,45 +200,48 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
             f"{_escape_markdown(result.message)}. It scores 0.")])
     else:
         notebook = _read_for_feedback(submitted, limits)
-    # before sanitising, while the cells' ids are the student's own
-    cells = [c for c in notebook.cells if isinstance(c, dict)] \
-        if isinstance(notebook.get("cells"), list) else []
-    changed = restore_graded_cells(cells, spec) if result.status != Status.INVALID else []
-    # then sanitise, so that what follows reads well-formed cells whatever the JSON held
-    removed = sanitize_notebook(notebook, grade_ids=set(spec.released_meta),
-                                image_hosts=image_hosts, released=spec.released_markdown)
-    # (the verdicts added below are the grader's own plain-text outputs)
-    verdicts = {t.grade_id: t for t in result.tests}
-    for cell in notebook.cells:
-        grade_id = grade_id_of(cell)
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-            if grade_id in spec.checks and grade_id in verdicts:
-                cell.source = spec.checks[grade_id].student_source
-                cell.metadata["nbgrader"] = copy.deepcopy(spec.checks[grade_id].metadata)
-                test = verdicts[grade_id]
-                cell.outputs = _verdict_outputs(test.status, test.message)
-    notebook.nbformat, notebook.nbformat_minor = 4, 5
-    notes = [nbformat.v4.new_markdown_cell(
-        "**Note from the grader:** the instructor's notebook decides which cells are graded "
-        "and how; this submission differed (this does not change the score):\n\n"
-        + "\n".join(f"- {_escape_markdown(note)}" for note in changed))] if changed else []
-    removals = numbered_notes(removed, notebook.cells, number_from=2 + len(notes))
-    if removals:
-        notes.insert(0, note_cell(removals))
-    notebook.cells[:0] = notes
-    if changed:
-        result.message = "; ".join(m for m in (result.message, "graded cells as released "
-                                   "(score unchanged): " + "; ".join(changed)) if m)
-    if removals:
-        result.message = "; ".join(m for m in (result.message, "content that could run in a "
-                                   "browser was removed from the autograded notebook (score "
-                                   "unchanged): " + "; ".join(removals)) if m)
-    try:
-        nbformat.validate(notebook)
-        text = nbformat.writes(notebook)
-    except Exception:  # noqa: BLE001 - still not a notebook: the verdicts alone
-        text = nbformat.writes(_verdicts_only(result, spec))
+    # the page speaks the submission's language (its metadata can only choose a known one)
+    with use_language(notebook_language(notebook.get("metadata"))):
+        # before sanitising, while the cells' ids are the student's own
+        cells = [c for c in notebook.cells if isinstance(c, dict)] \
+            if isinstance(notebook.get("cells"), list) else []
+        changed = restore_graded_cells(cells, spec) if result.status != Status.INVALID else []
+        # then sanitise, so that what follows reads well-formed cells whatever the JSON held
+        removed = sanitize_notebook(notebook, grade_ids=set(spec.released_meta),
+                                    image_hosts=image_hosts, released=spec.released_markdown)
+        # (the verdicts added below are the grader's own plain-text outputs)
+        verdicts = {t.grade_id: t for t in result.tests}
+        for cell in notebook.cells:
+            grade_id = grade_id_of(cell)
+            if cell.cell_type == "code":
+                cell.outputs, cell.execution_count = [], None
+                if grade_id in spec.checks and grade_id in verdicts:
+                    cell.source = spec.checks[grade_id].student_source
+                    cell.metadata["nbgrader"] = copy.deepcopy(spec.checks[grade_id].metadata)
+                    test = verdicts[grade_id]
+                    cell.outputs = _verdict_outputs(test.status, test.message)
+        notebook.nbformat, notebook.nbformat_minor = 4, 5
+        notes = [nbformat.v4.new_markdown_cell(
+            tr("**Note from the grader:** the instructor's notebook decides which cells are "
+               "graded and how; this submission differed (this does not change the score):")
+            + "\n\n"
+            + "\n".join(f"- {_escape_markdown(tr(note))}" for note in changed))] if changed else []
+        removals = numbered_notes(removed, notebook.cells, number_from=2 + len(notes))
+        if removals:
+            notes.insert(0, note_cell(removals))
+        notebook.cells[:0] = notes
+        if changed:
+            result.message = "; ".join(m for m in (result.message, "graded cells as released "
+                                       "(score unchanged): " + "; ".join(changed)) if m)
+        if removals:
+            result.message = "; ".join(m for m in (result.message, "content that could run in a "
+                                       "browser was removed from the autograded notebook (score "
+                                       "unchanged): " + "; ".join(removals)) if m)
+        try:
+            nbformat.validate(notebook)
+            text = nbformat.writes(notebook)
+        except Exception:  # noqa: BLE001 - still not a notebook: the verdicts alone
+            text = nbformat.writes(_verdicts_only(result, spec))
     _atomic_write(target, text)
     # copied only as a small plain file: a link could point at the answer key, and
     # generate_feedback copies every file here into the feedback students receive

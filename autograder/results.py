@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.protocol import Status
-from lecture_utils.i18n import tr, tr_format
+from lecture_utils.i18n import ENGLISH, current_language, tr, tr_format
 from lecture_utils.tables import text_table
 
 VALUE_CHARS = 80  # the longest value text a record keeps
@@ -213,9 +213,11 @@ class NotebookResult:
             rows.append((t.grade_id, f"{_num(t.points)}/{_num(t.max_points)}",
                          status_text(t.status), summary))
         lines = [text_table(rows, "llll", rule=True)]
-        if self.status != Status.GRADED or self.message:
-            lines.append(tr_format("status: {status}", status=status_text(self.status))
-                         + (f" ({self.message})" if self.message else ""))
+        if self.message:
+            lines.append(tr_format("status: {status} ({reason})", status=status_text(self.status),
+                                   reason=shown_message(self.message)))
+        elif self.status != Status.GRADED:
+            lines.append(tr_format("status: {status}", status=status_text(self.status)))
         lines.append(tr_format("score: {score}",
                                score=f"{_num(self.score)}/{_num(self.max_score)}"))
         return "\n".join(line.rstrip() for line in lines)
@@ -238,6 +240,25 @@ def status_text(status: str) -> str:
              Status.TAMPERED: tr("tampered"), Status.INVALID: tr("invalid notebook"),
              Status.GRADED: tr("graded"), Status.GRADER_ERROR: tr("grader error")}
     return shown.get(status, str(status))
+
+
+def shown_message(message: str) -> str:
+    """A submission's message in the current language. The record keeps it in English
+    (the reasons of the grader's steps, joined by "; "), each reason an ``N_`` text that
+    ``tr`` knows; a reason it does not know is shown as it is."""
+    if current_language() == ENGLISH:
+        return message
+    parts, shown, start = message.split("; "), [], 0
+    while start < len(parts):
+        # a reason may hold "; " itself: the longest run of parts (a few) that tr knows is one
+        for end in range(min(len(parts), start + 4), start, -1):
+            text = "; ".join(parts[start:end])
+            translated = tr(text)
+            if translated != text or end == start + 1:
+                break
+        shown.append(translated)
+        start = end
+    return tr("; ").join(shown)
 
 
 def summarize(message: str) -> str:

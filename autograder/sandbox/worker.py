@@ -1,7 +1,8 @@
 """``Worker``: one sandbox with torch imported, running one submission's steps at a time.
 
 Trusted side (the grader): imports the standard library, ``autograder.limits``,
-``autograder.protocol`` and ``autograder.sandbox.bwrap``. Everything read back from the
+``autograder.protocol``, ``autograder.sandbox.bwrap`` and ``lecture_utils.i18n`` (its reasons
+are English, marked for translation where they are shown). Everything read back from the
 sandbox is untrusted and goes through ``protocol.Report.from_wire``.
 """
 
@@ -27,6 +28,7 @@ from autograder.sandbox.bwrap import (
     sandbox_command,
 )
 from autograder.sandbox.slots import claim_slot, release_slot
+from lecture_utils.i18n import N_
 
 
 class Worker:
@@ -283,12 +285,12 @@ class Worker:
         line = self._read_line(deadline) if self._send(request, deadline) else b""
         if line is None:
             self._kill()
-            report = Report(Status.TIMEOUT, "the sandbox stopped answering: the submission ran "
-                                            f"past {self.limits.submission_seconds:g} s")
+            report = Report(Status.TIMEOUT, N_("the sandbox stopped answering: the submission "
+                                               f"ran past {self.limits.submission_seconds:g} s"))
         elif not line:
             self._kill()
-            report = Report(Status.CRASHED, "the sandbox worker died while running this "
-                                            "submission")
+            report = Report(Status.CRASHED, N_("the sandbox worker died while running this "
+                                               "submission"))
         else:
             try:
                 report = Report.from_wire(json.loads(line))
@@ -296,6 +298,6 @@ class Worker:
                 report = None
             if report is None:
                 self._kill()
-                report = Report(Status.CRASHED, "the sandbox sent a malformed report")
+                report = Report(Status.CRASHED, N_("the sandbox sent a malformed report"))
         report.seconds = round(time.monotonic() - started, 3)
         return report
