@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import torch
 
 from lecture_utils.device import get_device, synchronize
+from lecture_utils.i18n import tr, tr_format
 from lecture_utils.tables import text_table
 
 __all__ = ["Timing", "benchmark", "compare", "format_seconds"]
@@ -37,7 +38,8 @@ class Timing:
     """Result of :func:`benchmark`: per-call times of each measured block.
 
     Attributes:
-        label: What was timed (free text, shown by ``str`` and :func:`compare`).
+        label: What was timed (free text, shown by ``str`` and :func:`compare`, translated
+            by ``lecture_utils.i18n.tr`` where a catalog knows it).
         times: Seconds per call, one entry per measured block (block time divided by
             ``calls_per_block``).
         calls_per_block: How many calls of the function each block ran.
@@ -77,15 +79,20 @@ class Timing:
         return statistics.fmean(self.times)
 
     def __str__(self) -> str:
-        prefix = f"{self.label}: " if self.label else ""
-        blocks = len(self.times)
+        """``label: median X, IQR Y (B blocks × C calls)``, in the notebook's language."""
+        blocks, calls = len(self.times), self.calls_per_block
         # "median X, IQR Y", not "X ± Y": the IQR is the spread of the middle half of the
         # blocks, and "±" would read as a half-width around the median.
-        return (
-            f"{prefix}median {format_seconds(self.median)}, IQR {format_seconds(self.iqr)} "
-            f"({blocks} block{'s' if blocks != 1 else ''} × "
-            f"{self.calls_per_block} call{'s' if self.calls_per_block != 1 else ''})"
-        )
+        summary = tr_format(
+            "median {median}, IQR {iqr} ({blocks} × {calls})",
+            median=format_seconds(self.median), iqr=format_seconds(self.iqr),
+            blocks=(tr_format("{n} block", n=blocks) if blocks == 1
+                    else tr_format("{n} blocks", n=blocks)),
+            calls=(tr_format("{n} call", n=calls) if calls == 1
+                   else tr_format("{n} calls", n=calls)))
+        if not self.label:
+            return summary
+        return tr_format("{label}: {summary}", label=tr(self.label), summary=summary)
 
 
 # Largest unit first; the first unit in which the value rounds to >= 1 is used.
@@ -243,13 +250,13 @@ def compare(timings: Sequence[Timing], baseline: Timing | None = None) -> str:
     if not timings:
         raise ValueError("compare needs at least one Timing")
     reference = timings[0] if baseline is None else baseline
-    header = ("label", "median", "IQR", "ratio")
+    header = (tr("label"), tr("median"), tr("IQR"), tr("ratio"))
     rows = [
         (
-            timing.label or f"#{index}",
+            tr(timing.label) if timing.label else f"#{index}",
             format_seconds(timing.median),
             format_seconds(timing.iqr),
-            f"{timing.median / reference.median:.2f}" if reference.median > 0 else "n/a",
+            f"{timing.median / reference.median:.2f}" if reference.median > 0 else tr("n/a"),
         )
         for index, timing in enumerate(timings)
     ]

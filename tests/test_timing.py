@@ -16,6 +16,7 @@ from torch.utils import benchmark as torch_benchmark
 
 from lecture_utils import device as device_module
 from lecture_utils import timing as timing_module
+from lecture_utils.i18n import messages, use_language
 from lecture_utils.timing import Timing, _resolve_device, benchmark, compare, format_seconds
 
 # --- accuracy against torch.utils.benchmark -------------------------------------------------
@@ -479,3 +480,29 @@ def test_compare_aligns_its_table_and_has_no_ratio_to_a_zero_baseline() -> None:
     zero = Timing("z", (0.0,), 1, "cpu")
     assert compare([a], baseline=zero).splitlines()[1].split() == ["a", "2.00", "ms", "0",
                                                                    "s", "n/a"]
+
+
+def test_a_timing_prints_in_the_notebooks_language_and_english_is_unchanged() -> None:
+    """Kills: ``str(timing)`` or ``compare`` bypassing ``tr`` (a Chinese notebook's benchmark
+    printed in English, its label untranslated though its catalog has it), or the English
+    wording changing."""
+    forward = Timing("forward + backward", (1e-3, 2e-3, 3e-3, 4e-3, 5e-3), 8, "cpu")
+    once = Timing("", (2e-6,), 1, "cpu")
+    with use_language("en"):
+        assert str(forward) == ("forward + backward: median 3.00 ms, IQR 3.00 ms "
+                                "(5 blocks × 8 calls)")
+        assert str(once) == "median 2.00 µs, IQR 0 s (1 block × 1 call)"
+        assert compare([forward, once]).splitlines() == [
+            "label                median      IQR  ratio",
+            "forward + backward  3.00 ms  3.00 ms   1.00",
+            "#1                  2.00 µs      0 s   0.00"]
+    with use_language("zh-CN"):
+        printed = [str(forward), str(once)]
+        table = compare([forward, once]).splitlines()
+    label = messages("zh-CN")["forward + backward"]  # notebook 05's catalog translates it
+    assert label != "forward + backward" and printed[0].startswith(label)
+    assert table[1].startswith(label) and table[2].startswith("#1")
+    assert "3.00 ms" in printed[0] and "5" in printed[0] and "8" in printed[0]
+    assert all(re.search(r"[\u4e00-\u9fff]", text) for text in (*printed, table[0]))
+    for text in (*printed, *table):  # numbers and units (ms, µs, s) stay; English words do not
+        assert set(re.findall(r"[A-Za-z]+", text)) <= {"ms", "s"}
