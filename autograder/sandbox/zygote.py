@@ -33,6 +33,7 @@ from autograder.protocol import CellOutcome, Limits, Report, RunCell, Status, St
 from autograder.sandbox.child import child_main, describe
 from autograder.sandbox.cleanup import clean_up, comm, pids, read_status, sysv_shm_bytes
 from autograder.sandbox.collector import Collector, Verdict, gib
+from lecture_utils.i18n import N_
 
 PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
 # The sandbox is Linux only. Unsandboxed (a reader's own `check` on macOS, say) the runner
@@ -212,8 +213,8 @@ class Zygote:
             while True:
                 now = time.monotonic()
                 if now >= deadline:
-                    return (Status.TIMEOUT, "the submission ran past "
-                            f"{self.limits.submission_seconds:g} s"), None
+                    seconds = f"{self.limits.submission_seconds:g}"
+                    return (Status.TIMEOUT, N_(f"the submission ran past {seconds} s")), None
                 for fd, _event in poller.poll(min(POLL_SECONDS, deadline - now) * 1000):
                     if fd != read_end or not open_pipe:
                         continue  # the child exited: reaped below
@@ -251,7 +252,8 @@ class Zygote:
                 memory += max(0, private - self.base_anon)
         memory += sysv_shm_bytes()
         if tasks >= max(4, int(limits.processes) - 1):
-            return Status.CRASHED, f"started too many processes (the limit is {limits.processes})"
+            return Status.CRASHED, N_(f"started too many processes (the limit is "
+                                      f"{limits.processes})")
         if memory > limits.memory_bytes:
             return Status.OUT_OF_MEMORY, f"used more than {gib(limits.memory_bytes)}"
         return None
