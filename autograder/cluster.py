@@ -23,7 +23,9 @@ processes, or any Dask cluster manager).
 - A worker that dies mid-task (OOM killer, node lost) has its tasks rerun elsewhere by the
   scheduler, up to its ``distributed.scheduler.allowed-failures`` (``RETRIES`` for the local
   cluster); a submission that kills every worker it touches then ends "crashed", and a rerun
-  of ``grade`` tries it again.
+  of ``grade`` tries it again. The local cluster sets ``worker-saturation`` to 1.0, so a
+  worker holds only the tasks it is running and a killed one takes no queued innocent
+  submission with it; set the same on a scheduler of your own.
 - Over a network the link must be TLS with certificates (``tls://`` and ``--tls-*``): Dask
   runs pickled code sent to it, so plain ``tcp://`` is refused unless the address is this
   machine's loopback or ``allow_plain_tcp`` is set.
@@ -200,7 +202,10 @@ def _client(options: ClusterOptions, jobs: int) -> Iterator[Any]:
                                  "grade on a cluster whose workers have one (--scheduler)")
             resources = {GPU_RESOURCE: gpus}
         dashboard = options.dashboard_port is not None
-        config: dict[str, Any] = {"distributed.scheduler.allowed-failures": RETRIES}
+        # saturation 1.0: a worker is handed only the tasks it runs, so one that a submission
+        # kills takes no queued submission down with it (each counts a failure)
+        config: dict[str, Any] = {"distributed.scheduler.allowed-failures": RETRIES,
+                                  "distributed.scheduler.worker-saturation": 1.0}
         if not dashboard:  # (read as the servers start, so only while the cluster starts)
             config |= {"distributed.scheduler.http.routes": [],
                        "distributed.worker.http.routes": []}

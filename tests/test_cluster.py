@@ -212,7 +212,8 @@ def test_a_submission_that_kills_every_worker_ends_crashed_and_a_rerun_retries_i
     poison = by_student.pop("poison")
     assert poison.status == "crashed" and poison.score == 0
     assert "died each time it ran this submission" in poison.message
-    assert all(r.status == "graded" and r.score == FULL for r in by_student.values())
+    assert all(r.status == "graded" and r.score == FULL for r in by_student.values()), [
+        (r.student, r.status, r.score, r.message) for r in by_student.values()]
     assert load_record(record_path(course.root, A, "poison"))["status"] == "crashed"
 
     rerun = grade_assignment(course.root, A, engine="threads", progress=False)

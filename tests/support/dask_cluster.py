@@ -94,6 +94,7 @@ def running_cluster(folder: Path, *, tls: bool = True, allowed_failures: int = 1
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]),
                DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=str(allowed_failures),
+               DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION="1.0",  # as the README advises
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     scheme = "tls" if tls else "tcp"
     cluster = Cluster(f"{scheme}://127.0.0.1:{port}", certificates, folder, env)
