@@ -6,7 +6,9 @@ grader, one batch per assignment. Every known answer, right or wrong, is graded 
 `python -m autograder audit` (`test_audit_course.py`) with the same judge, but not through
 `grade`'s whole batch, which is what this file adds: the plans, the gradebook and "exactly its
 exercise", the other exercises keeping their points, with a message that names the function.
-One wrong answer per exercise is enough for that; more would only cost CI time.
+One wrong answer per exercise is enough for that; more would only cost CI time. One grading
+job: each job starts a sandbox (seconds of imports), and the pool of several is tested in
+``test_grade.py``.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def _grade(assignment: str, tmp_path_factory) -> tuple:
     sandboxed, _ = sandbox_available()
     run = subprocess.run(
         [sys.executable, "-m", "autograder", "grade", assignment, f"--course={course.root}",
-         "--jobs=2", "--no-progress", *([] if sandboxed else ["--unsandboxed"])],
+         "--jobs=1", "--no-progress", *([] if sandboxed else ["--unsandboxed"])],
         capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     records = {p.stem: json.loads(p.read_text())

@@ -95,7 +95,8 @@ def _cap_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (TRIAL_MEMORY, TRIAL_MEMORY))
 
 
-HELPER_SECONDS = 10  # a helper still busy after this long on an exercise's cases is no answer
+HELPER_SECONDS = 4  # a helper still busy after this long on an exercise's cases is no answer
+# (a right answer runs them in milliseconds; a helper fed other arguments can run for minutes)
 
 
 class _TooSlow(BaseException):  # not an Exception: the checks must not record it as a result
