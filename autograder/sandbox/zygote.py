@@ -67,6 +67,7 @@ class Zygote:
         self.shell: Any = None
         self.last_child = 0
         self.allow_warm = bool(args.warm)
+        self.optim_ready = False  # torch._dynamo imported (see _import_for)
 
     # -- start
     def preload(self) -> None:
@@ -82,9 +83,6 @@ class Zygote:
         import torch
 
         torch.set_num_threads(1)
-        # torch.optim imports dynamo on an optimizer's first construction: 1.4 s paid once
-        # here instead of in every child that builds an optimizer (notebooks 07 and 09)
-        importlib.import_module("torch._dynamo")
         import matplotlib
 
         matplotlib.use("Agg")
@@ -171,8 +169,21 @@ class Zygote:
         self.base_anon = read_status("self").get("RssAnon", 0) * 1024
         return Report(Status.OK, "", cells)
 
+    def _import_for(self, steps: list[Step]) -> None:
+        """torch.optim imports dynamo (2 s) on an optimizer's first construction. Once a
+        submission's steps mention optim (notebooks 07 and 09), import it here, once, so that
+        every later child inherits it; zygotes whose notebooks build no optimizer never pay."""
+        if self.optim_ready or not any("optim" in json.dumps(step.to_wire()) for step in steps):
+            return
+        import importlib
+
+        importlib.import_module("torch._dynamo")
+        self.optim_ready = True
+        self.base_anon = read_status("self").get("RssAnon", 0) * 1024  # as after preload
+
     def run(self, steps: list[Step]) -> Report:
         """Fork a child for ``steps``, watch it until it ends or breaks a limit, clean up."""
+        self._import_for(steps)
         collector = Collector(steps, self.limits)
         read_end, write_end = os.pipe()
         pid = self.last_child = os.fork()
