@@ -6,8 +6,9 @@
 #   TEST_WORKERS=N   test processes side by side (pytest-xdist; default 3, 0 runs in this
 #                    process). Each test file stays in one process, so a file's shared
 #                    fixtures (a graded course, a running JupyterLab) are built once. Three
-#                    on two cores: with two, the CPUs were busy 57% of a 35-minute run (the
-#                    tests wait on kernels, sandboxes, timeouts and the browser).
+#                    on two cores: sampled from /proc/stat, both cores stay busy through a
+#                    three-worker run, and a third process fills the moments when one waits
+#                    on a kernel, a sandbox or the browser (two were about 17% slower).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
