@@ -134,6 +134,11 @@ def _mentions(message: str, spelling: str) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(spelling)}(?!\w|\.\d)", message) is not None
 
 
+# "X; or: Y": messages of several wrong answers that share a value, joined (a student who made
+# one mistake reads a list of others).
+_ALTERNATIVES = re.compile(r";\s*or:")
+
+
 def check_hints(case: Case, hidden: bool, where: str) -> None:
     """A case's hints are (wrong value, message) pairs whose values fail the case; a hidden
     case's messages name neither its call nor its expected value (students read them)."""
@@ -145,6 +150,9 @@ def check_hints(case: Case, hidden: bool, where: str) -> None:
             raise SpecError(f"{where}: each hint must be a (wrong value, message) pair, "
                             f"not {hint!r}")
         wrong, message = hint
+        if _ALTERNATIVES.search(message):
+            raise SpecError(f"{where}: the hint {message!r} lists alternatives; a hint names "
+                            "one mistake (or says plainly what the check compared)")
         if judge(case, Outcome(value=wrong)) is None:
             raise SpecError(f"{where}: the hint value {wrong!r} passes the case, so its "
                             "message would never be shown")

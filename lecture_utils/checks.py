@@ -26,11 +26,17 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from lecture_utils.i18n import N_, tr, tr_format
 
-DEFAULT_REL = 1e-9
+# The numeric policy, one for every notebook. A float is judged at a relative tolerance that
+# float32 arithmetic meets (its rounding is 6e-8 a step; a few steps stay under 1e-6), so a
+# right answer computed in float32, with torch or NumPy, passes. An int expected value is a
+# count, a size in bytes, an offset or a bit pattern: exact, unless the case gives a tolerance
+# of its own. ``exact=True`` makes a float exact too (the sign of zero included).
+DEFAULT_REL = 1e-6
 # Ratios that usually mean a specific slip (bytes vs bits, forward-only FLOPs, a missing 2, ...).
 _TELLTALE_FACTORS = (2, 3, 4, 6, 8, 16, 1000, 1024, 1e6, 2**20, 1e9, 2**30, 86400, 3600)
 
@@ -42,6 +48,9 @@ class Case:
     why: str = ""
     rel: float = DEFAULT_REL
     abs: float = 0.0
+    # None: exact for an int expected value (and each int in a list), tolerant for a float;
+    # True: every number exact; False: every number within rel/abs.
+    exact: bool | None = None
     # Known wrong values and what each one means: ((value, message), ...). A result that
     # matches one (within rel/abs) is told that message; see hint_for.
     hints: tuple[tuple[Any, str], ...] = ()
@@ -72,7 +81,11 @@ def to_plain(value: Any) -> Any:
         return [to_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): to_plain(v) for k, v in value.items()}
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars, incl. numpy bool
+    if isinstance(value, np.ndarray):  # compared like a tensor: its shape kept, as lists
+        return to_plain(value.tolist())
+    if isinstance(value, np.dtype):
+        return str(value)  # "int64", never equal to a torch dtype's "torch.int64"
+    if isinstance(value, np.generic):  # numpy scalars, incl. numpy bool
         return to_plain(value.item())
     raise Unplain(NOT_COMPARABLE.format(kind=type(value).__name__))
 
@@ -140,10 +153,10 @@ _SHORT = reprlib.Repr()  # a value in a message: a few levels, items and charact
 _SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring = 3, 8, 8, 120
 
 
-def _describe(x: Any) -> str:
+def _describe(x: Any, digits: int = 6) -> str:
     """``x`` as a message shows it: short however large or deep the value is."""
     if isinstance(x, float):
-        return f"{x:.6g}"
+        return f"{x:.{digits}g}"
     if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 100:
         return tr_format("an integer of about {digits} digits",
                          digits=int(x.bit_length() * math.log10(2)) + 1)
@@ -151,6 +164,17 @@ def _describe(x: Any) -> str:
         return _SHORT.repr(x)
     except Exception:  # noqa: BLE001 - a value too odd to show is named by its type
         return tr_format("a {kind}", kind=type(x).__name__)
+
+
+def _describe_pair(got: Any, expect: Any) -> tuple[str, str]:
+    """Both values, with as many digits as it takes to tell them apart (0.800000011920929
+    and 0.8, not 0.8 and 0.8)."""
+    for digits in range(6, 17):
+        shown = _describe(got, digits), _describe(expect, digits)
+        if shown[0] != shown[1]:
+            return shown
+    # the shortest text that reads back as each float (0.1 and 0.10000000000000002)
+    return tuple(repr(x) if isinstance(x, float) else _describe(x) for x in (got, expect))
 
 
 def _as_float(x: float) -> float:
@@ -175,7 +199,57 @@ def _factor_hint(got: float, expect: float) -> str:
     return ""
 
 
-def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float) -> str | None:
+def is_exact(expect: Any, rel: float, abs_tol: float, exact: bool | None) -> bool:
+    """Whether a number expected as ``expect`` must be matched exactly (see DEFAULT_REL)."""
+    if exact is not None:
+        return exact
+    return (isinstance(expect, int) and not isinstance(expect, bool)
+            and rel == DEFAULT_REL and abs_tol == 0)
+
+
+def _all_exact(expect: Any, rel: float, abs_tol: float) -> bool:
+    """Whether every number in ``expect`` (a number or nested lists) is judged exactly."""
+    if isinstance(expect, (list, tuple)):
+        return all(_all_exact(item, rel, abs_tol) for item in expect)
+    if isinstance(expect, numbers.Real) and not isinstance(expect, bool):
+        return is_exact(expect, rel, abs_tol, None)
+    return True
+
+
+def _number_mismatch(got: Any, expect: Any, rel: float, abs_tol: float,
+                     exact: bool | None) -> str | None:
+    if isinstance(got, bool) or not isinstance(got, numbers.Real):
+        if isinstance(got, list):  # a tensor or array of numbers where one number is asked
+            return tr_format("returned {got}, a list or tensor; expected one number, {expect}: "
+                             "return a Python number (float(x), int(x) or x.item())",
+                             got=_describe(got), expect=_describe(expect))
+        return tr_format("returned {got}; expected a number, {expect}",
+                         got=_describe(got), expect=_describe(expect))
+    if math.isnan(_as_float(expect)):  # (an int may be too large for isnan)
+        return None if math.isnan(_as_float(got)) else _returned(got, math.nan)
+    if isinstance(got, int) and isinstance(expect, int) and got == expect:
+        return None  # exact, however large
+    if is_exact(expect, rel, abs_tol, exact):
+        # Python compares an int with a float by value, exactly: 2**63 + 22 != float(2**63)
+        if got == expect and (expect != 0 or math.copysign(1, got) == math.copysign(1, expect)):
+            return None
+        if expect == 0 == got:
+            return tr_format("returned {got}; expected exactly {expect}: the sign of zero "
+                             "counts here", got=_describe(got), expect=_describe(expect))
+        if math.isclose(_as_float(got), _as_float(expect), rel_tol=DEFAULT_REL):
+            # close enough to pass a float's tolerance: say why it still fails
+            shown_got, shown_expect = _describe_pair(got, expect)
+            return tr_format("returned {got}; expected exactly {expect} (this result must be "
+                             "exact: rounded through a float?)", got=shown_got,
+                             expect=shown_expect)
+        return _returned(got, expect) + _factor_hint(got, expect)
+    if math.isclose(_as_float(got), _as_float(expect), rel_tol=rel, abs_tol=abs_tol):
+        return None
+    return _returned(got, expect) + _factor_hint(got, expect)
+
+
+def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float,
+              exact: bool | None = None) -> str | None:
     """Why ``got`` does not match ``expect``, or None if it does."""
     if isinstance(expect, bool):
         if not isinstance(got, bool):
@@ -183,22 +257,13 @@ def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float) -> str | None:
                              got=_describe(got), kind=type(got).__name__, expect=expect)
         return None if got == expect else _returned(got, expect)
     if isinstance(expect, numbers.Real):
-        if isinstance(got, bool) or not isinstance(got, numbers.Real):
-            return tr_format("returned {got}; expected a number, {expect}",
-                             got=_describe(got), expect=_describe(expect))
-        if math.isnan(_as_float(expect)):  # (an int may be too large for isnan)
-            return None if math.isnan(_as_float(got)) else _returned(got, math.nan)
-        if isinstance(got, int) and isinstance(expect, int) and got == expect:
-            return None  # exact, however large
-        if math.isclose(_as_float(got), _as_float(expect), rel_tol=rel, abs_tol=abs_tol):
-            return None
-        return _returned(got, expect) + _factor_hint(got, expect)
+        return _number_mismatch(got, expect, rel, abs_tol, exact)
     if isinstance(expect, (list, tuple)):
         if not isinstance(got, list) or len(got) != len(expect):
             return tr_format("returned {got}; expected {n} items: {expect}",
                              got=_describe(got), n=len(expect), expect=repr(list(expect)))
         for i, (g, e) in enumerate(zip(got, expect)):
-            problem = _mismatch(g, e, rel, abs_tol)
+            problem = _mismatch(g, e, rel, abs_tol, exact)
             if problem:
                 return tr_format("item {i}: {problem}", i=i, problem=problem)
         return None
@@ -206,8 +271,8 @@ def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float) -> str | None:
 
 
 def _returned(got: Any, expect: Any) -> str:
-    return tr_format("returned {got}; expected {expect}", got=_describe(got),
-                     expect=_describe(expect))
+    shown_got, shown_expect = _describe_pair(got, expect)
+    return tr_format("returned {got}; expected {expect}", got=shown_got, expect=shown_expect)
 
 
 def judge(case: Case, outcome: Outcome) -> str | None:
@@ -219,7 +284,7 @@ def judge(case: Case, outcome: Outcome) -> str | None:
     if outcome.error:
         problem = localized_error(outcome.error)
     else:
-        problem = _mismatch(outcome.value, case.expect, case.rel, case.abs)
+        problem = _mismatch(outcome.value, case.expect, case.rel, case.abs, case.exact)
     if problem is None:
         return None
     hint = None if outcome.error else hint_for(case, outcome.value)
@@ -235,9 +300,12 @@ def hint_for(case: Case, value: Any) -> str | None:
     Matching uses the case's own tolerance, so a hint covers exactly the results that the
     same comparison would have accepted had the wrong value been the expected one.
     """
+    exact = case.exact
+    if exact is None:  # a known wrong value is matched as the case judges its expected value
+        exact = _all_exact(case.expect, case.rel, case.abs)
     for wrong, message in case.hints:
         try:
-            if _mismatch(value, wrong, case.rel, case.abs) is None:
+            if _mismatch(value, wrong, case.rel, case.abs, exact) is None:
                 return tr(message)
         except Exception:  # noqa: BLE001 - an odd value simply matches no hint
             continue

@@ -195,8 +195,11 @@ def collect_hints(spec: AssignmentSpec, graded: list[GradedAnswers],
                     elif comment not in same[1]:
                         same[1].append(comment)
             for value, said in found:
-                hint = Hint(exercise.test, index, hidden, _shortest(case, value),
-                            "; or: ".join(said))
+                if len(said) > 1:  # a hint names one mistake: the author writes this one
+                    notes.append(f"{where}: {value!r} is returned by {len(said)} WRONG answers "
+                                 f"({' | '.join(said)}): write one message for it by hand")
+                    continue
+                hint = Hint(exercise.test, index, hidden, _shortest(case, value), said[0])
                 try:
                     check_hints(Case(case.call, case.expect, rel=case.rel, abs=case.abs,
                                      hints=((value, hint.message),)), hidden, where)

@@ -186,15 +186,76 @@ def test_a_kernel_shows_the_failure_list_without_the_checkers_frames(tmp_path):
 # says how to plant one in a copy and run a test against it.
 
 
-def test_default_tolerance_rejects_a_one_in_a_million_slip():
-    """Kills: ``DEFAULT_REL = 1e-4`` (or any default above ~1e-7): a result off by 1 ppm, e.g.
-    a rounded constant, would pass a case written without an explicit ``rel``."""
-    assert judge(Case("f()", 1_000_000), Outcome(value=1_000_001)) is not None
-    assert judge(Case("f()", 6.3e24), Outcome(value=6.3e24 * (1 + 1e-6))) is not None
-    assert judge(Case("f()", 143.9265938), Outcome(value=143.9266)) is not None
+def test_default_tolerance_rejects_a_small_slip_and_accepts_float32():
+    """Kills: ``DEFAULT_REL = 1e-4`` (or any default above ~1e-5): a result off by 10 ppm, e.g.
+    a rounded constant, would pass a case written without an explicit ``rel``; and a default
+    below float32's rounding (1e-9 once), which failed right answers computed in float32."""
+    assert judge(Case("f()", 6.3e24), Outcome(value=6.3e24 * (1 + 1e-5))) is not None
+    assert judge(Case("f()", 143.9265938), Outcome(value=143.93)) is not None
+    assert judge(Case("f()", 0.5), Outcome(value=round(0.5123, 2))) is not None
     # float noise from another formula order still passes
     assert judge(Case("f()", 6.3e24), Outcome(value=6 * 70e9 * 15e12)) is None
     assert judge(Case("f()", 0.1 + 0.2), Outcome(value=0.3)) is None
+    # and so does the same formula in float32 (the two answers a review found scored 0)
+    mfu32 = float(torch.tensor(53.6e12) / 1.0 / 67e12)
+    assert mfu32 != 0.8 and judge(Case("f()", 0.8), Outcome(value=mfu32)) is None
+    intensity32 = (torch.tensor(2 * 1024**3) / torch.tensor(3 * 1024**2 * 2)).item()
+    assert judge(Case("f()", 2 * 1024**3 / (3 * 1024**2 * 2)),
+                 Outcome(value=intensity32)) is None
+
+
+def test_an_integer_expected_value_is_exact_unless_the_case_gives_a_tolerance():
+    """Kills: ints judged at the float tolerance (``int(2.0 * m * k * n)`` is off by 22 at
+    3**39 and passed), ``exact=True`` ignored for floats, and the sign of zero lost."""
+    true_count = 2 * 3**39
+    rounded = int(2.0 * 3**13 * 3**13 * 3**13)
+    assert rounded != true_count
+    message = judge(Case("f()", true_count), Outcome(value=rounded))
+    assert message == (f"f() returned {rounded}; expected exactly {true_count} "
+                       "(this result must be exact: rounded through a float?)")
+    assert judge(Case("f()", 1_000_000), Outcome(value=1_000_001)) is not None
+    assert judge(Case("f()", 128), Outcome(value=128.0)) is None  # equal in value
+    assert judge(Case("f()", [4, 1]), Outcome(value=[4, 1.0])) is None
+    assert judge(Case("f()", [4, 1]), Outcome(value=[4, 1 + 1e-9])) is not None
+    # a tolerance the case gives wins over exactness
+    assert judge(Case("f()", 1000, rel=0.01), Outcome(value=1005)) is None
+    assert judge(Case("f()", 1000, exact=False), Outcome(value=1000.0001)) is None
+    # a float made exact: no rounding, and -0.0 is not 0.0
+    assert judge(Case("f()", 0.1, exact=True), Outcome(value=0.1 + 1e-18)) is None  # same float
+    assert judge(Case("f()", 0.1, exact=True), Outcome(value=0.10000000000000002)) == (
+        "f() returned 0.10000000000000002; expected exactly 0.1 (this result must be exact: "
+        "rounded through a float?)")
+    assert judge(Case("f()", -0.0, exact=True), Outcome(value=-0.0)) is None
+    assert judge(Case("f()", -0.0, exact=True), Outcome(value=0.0)) == (
+        "f() returned 0; expected exactly -0: the sign of zero counts here")
+    assert judge(Case("f()", -0.0), Outcome(value=0.0)) is None  # not exact: equal
+
+
+def test_a_mismatch_shows_the_digits_where_the_values_differ():
+    """Kills: values printed with a fixed 6 digits (``returned 0.8; expected 0.8``)."""
+    assert judge(Case("f()", 0.8, rel=1e-12), Outcome(value=0.800000011920929)) == (
+        "f() returned 0.80000001; expected 0.8")
+    assert judge(Case("f()", 341.3333333333333, rel=1e-12), Outcome(value=341.33334)) == (
+        "f() returned 341.33334; expected 341.33333")
+
+
+def test_a_result_of_another_type_is_told_what_to_return():
+    """Kills: NumPy arrays reaching ``ndarray.item()`` inside the checker (a ValueError the
+    student never raised), and a one-element tensor where a number is asked for compared
+    without saying what to return."""
+    import numpy as np
+
+    case = Case("f()", [[1, 2], [3, 4]])
+    assert evaluate(case, {"f": lambda: np.array([[1, 2], [3, 4]])}) == Outcome(
+        value=[[1, 2], [3, 4]])
+    assert judge(case, evaluate(case, {"f": lambda: np.array([[1, 2], [3, 4]])})) is None
+    assert evaluate(Case("f()", "torch.int64"), {"f": lambda: np.dtype("int64")}) == Outcome(
+        value="int64")
+    for scalar in (np.float32(0.5), np.int64(3), torch.tensor(0.5), np.bool_(True)):
+        assert evaluate(Case("f()", 1), {"f": lambda s=scalar: s}).error is None, scalar
+    message = judge(Case("f()", 0.8), Outcome(value=[0.8]))
+    assert message == ("f() returned [0.8], a list or tensor; expected one number, 0.8: "
+                       "return a Python number (float(x), int(x) or x.item())")
 
 
 def test_nan_expectation_accepts_only_nan():
@@ -276,7 +337,7 @@ def test_an_unfinished_exercise_says_it_is_not_implemented_yet() -> None:
 
 
 def test_hint_for_matches_a_known_wrong_value_within_the_case_tolerance():
-    case = Case("flops(2, 3, 4)", 48, "2mkn", rel=1e-6,
+    case = Case("flops(2, 3, 4)", 48.0, "2mkn",
                 hints=((24, "forgot the factor of 2"), ([1, 2], "a list")))
     assert hint_for(case, 24) == "forgot the factor of 2"
     assert hint_for(case, 24 * (1 + 1e-7)) == "forgot the factor of 2"
@@ -284,6 +345,10 @@ def test_hint_for_matches_a_known_wrong_value_within_the_case_tolerance():
     assert hint_for(case, [1, 2]) == "a list"
     assert hint_for(case, 48) is None
     assert hint_for(Case("f()", 1), 24) is None
+    # an exact case matches its hints exactly too
+    exact = Case("f()", 48, hints=((24, "forgot the factor of 2"),))
+    assert hint_for(exact, 24.0) == "forgot the factor of 2"
+    assert hint_for(exact, 24 * (1 + 1e-7)) is None
 
 
 # Every error text a case can come back with: ``evaluate`` here, or the sandbox's child

@@ -8,8 +8,9 @@ pass here.
 
 Mutants (file: edit -> test that kills it):
 
-1.  checks.py: ``DEFAULT_REL = 1e-4`` -> test_checks.py::test_default_tolerance_rejects_a_one_in_a_
-    million_slip
+1.  checks.py: ``DEFAULT_REL = 1e-4`` (or 1e-9) -> test_checks.py::test_default_tolerance_
+    rejects_a_small_slip_and_accepts_float32; ``is_exact`` returning False for ints ->
+    test_checks.py::test_an_integer_expected_value_is_exact_unless_the_case_gives_a_tolerance
 2.  checks.py: a nan expectation ``return None`` for any number -> test_checks.py::
     test_nan_expectation_accepts_only_nan
 3.  checks.py ``to_plain``: tensors of 2+ dimensions ``.flatten().tolist()`` or

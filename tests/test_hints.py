@@ -126,10 +126,12 @@ def test_hints_are_read_as_data_and_survive_the_release():
     ('(42.0, "")', "pair"),
     ('(42.0,)', "pair"),
     ('(42.0, 7)', "pair"),
+    ('(42.0, "forward only; or: counted twice")', "lists alternatives"),
 ])
 def test_a_hint_that_never_shows_or_gives_a_hidden_value_away_is_rejected(hint, problem):
-    """Kills: a hint whose value passes (its message could never be read), and a hidden
-    case's hint quoting its expected value or its call, reaching students."""
+    """Kills: a hint whose value passes (its message could never be read), a hidden case's
+    hint quoting its expected value or its call, reaching students, and a hint that lists
+    several mistakes for one value."""
     source = ('check([Case("f()", 1, "x"),\n### BEGIN HIDDEN TESTS\n'
               f'Case("flops(3, 7)", 126.0, hints=({hint},)),\n### END HIDDEN TESTS\n])')
     with pytest.raises(SpecError, match=re.escape(problem)):
@@ -320,10 +322,10 @@ def _graded(wrong: list[list], right: list[list]):
 
 
 def test_hints_are_collected_one_per_distinct_wrong_value():
-    """Kills: a hint per answer rather than per value (two answers with one value give one
-    hint with both comments), a passing value, a lone bool, a value a right answer also
-    gives, a value an existing hint covers, or a hidden hint that shows its expected value
-    becoming a hint."""
+    """Kills: a hint per answer rather than per value (two answers with one value give no
+    hint, and a note to write one by hand: a hint names one mistake), a passing value, a
+    lone bool, a value a right answer also gives, a value an existing hint covers, or a
+    hidden hint that shows its expected value becoming a hint."""
     seed = _seed_hints()
     spec = _spec(SEED_CELL)
     wrong = [[2.0, [1, 2], 14.0, False],  # forward only
@@ -334,10 +336,12 @@ def test_hints_are_collected_one_per_distinct_wrong_value():
     comments = {"f": ["forward pass only", "counted 2 per token", "no 42 here", "odd"]}
     hints, notes = seed.collect_hints(spec, _graded(wrong, right), comments)
     assert [(h.test, h.index, h.hidden, h.value, h.message) for h in hints] == [
-        ("t", 0, False, 2.0, "forward pass only; or: counted 2 per token"),
         ("t", 0, False, 4.0, "no 42 here"),
-        ("t", 1, False, [3, 3], "no 42 here"),
-        ("t", 2, True, 14.0, "forward pass only; or: counted 2 per token")]
+        ("t", 1, False, [3, 3], "no 42 here")]
+    # two mistakes, one value: no list of alternatives; the author writes one message
+    shared = [n for n in notes if "returned by 2 WRONG answers" in n]
+    assert [n.split(":")[0] for n in shared] == ["t case 0", "t case 2"]
+    assert all("forward pass only | counted 2 per token" in n for n in shared)
     assert any("7.0 is also a right answer's value" in n for n in notes)
     assert any("shows '42'" in n for n in notes)
     # answers added by code have no comment to read: nothing is guessed for any of them
