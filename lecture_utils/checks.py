@@ -51,6 +51,9 @@ class Case:
     # None: exact for an int expected value (and each int in a list), tolerant for a float;
     # True: every number exact; False: every number within rel/abs.
     exact: bool | None = None
+    # True: each number must be a whole-number type (a Python or NumPy int, a 0-d integer
+    # tensor); a float fails even when whole (12.0 bytes). For counts and sizes.
+    integer: bool = False
     # Known wrong values and what each one means: ((value, message), ...). A result that
     # matches one (within rel/abs) is told that message; see hint_for.
     hints: tuple[tuple[Any, str], ...] = ()
@@ -217,7 +220,11 @@ def _all_exact(expect: Any, rel: float, abs_tol: float) -> bool:
 
 
 def _number_mismatch(got: Any, expect: Any, rel: float, abs_tol: float,
-                     exact: bool | None) -> str | None:
+                     exact: bool | None, integer: bool = False) -> str | None:
+    if integer and isinstance(got, float):
+        return tr_format("returned {got}, a float; expected an int, {expect}: a count or a "
+                         "size is a whole number, so keep its arithmetic in integers",
+                         got=repr(got), expect=_describe(expect))
     if isinstance(got, bool) or not isinstance(got, numbers.Real):
         if isinstance(got, list):  # a tensor or array of numbers where one number is asked
             return tr_format("returned {got}, a list or tensor; expected one number, {expect}: "
@@ -249,7 +256,7 @@ def _number_mismatch(got: Any, expect: Any, rel: float, abs_tol: float,
 
 
 def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float,
-              exact: bool | None = None) -> str | None:
+              exact: bool | None = None, integer: bool = False) -> str | None:
     """Why ``got`` does not match ``expect``, or None if it does."""
     if isinstance(expect, bool):
         if not isinstance(got, bool):
@@ -257,13 +264,13 @@ def _mismatch(got: Any, expect: Any, rel: float, abs_tol: float,
                              got=_describe(got), kind=type(got).__name__, expect=expect)
         return None if got == expect else _returned(got, expect)
     if isinstance(expect, numbers.Real):
-        return _number_mismatch(got, expect, rel, abs_tol, exact)
+        return _number_mismatch(got, expect, rel, abs_tol, exact, integer)
     if isinstance(expect, (list, tuple)):
         if not isinstance(got, list) or len(got) != len(expect):
             return tr_format("returned {got}; expected {n} items: {expect}",
                              got=_describe(got), n=len(expect), expect=repr(list(expect)))
         for i, (g, e) in enumerate(zip(got, expect)):
-            problem = _mismatch(g, e, rel, abs_tol, exact)
+            problem = _mismatch(g, e, rel, abs_tol, exact, integer)
             if problem:
                 return tr_format("item {i}: {problem}", i=i, problem=problem)
         return None
@@ -284,7 +291,8 @@ def judge(case: Case, outcome: Outcome) -> str | None:
     if outcome.error:
         problem = localized_error(outcome.error)
     else:
-        problem = _mismatch(outcome.value, case.expect, case.rel, case.abs, case.exact)
+        problem = _mismatch(outcome.value, case.expect, case.rel, case.abs, case.exact,
+                            case.integer)
     if problem is None:
         return None
     hint = None if outcome.error else hint_for(case, outcome.value)
@@ -305,7 +313,7 @@ def hint_for(case: Case, value: Any) -> str | None:
         exact = _all_exact(case.expect, case.rel, case.abs)
     for wrong, message in case.hints:
         try:
-            if _mismatch(value, wrong, case.rel, case.abs, exact) is None:
+            if _mismatch(value, wrong, case.rel, case.abs, exact, case.integer) is None:
                 return tr(message)
         except Exception:  # noqa: BLE001 - an odd value simply matches no hint
             continue

@@ -231,6 +231,25 @@ def test_an_integer_expected_value_is_exact_unless_the_case_gives_a_tolerance():
     assert judge(Case("f()", -0.0), Outcome(value=0.0)) is None  # not exact: equal
 
 
+def test_an_integer_case_takes_any_whole_number_type_and_no_float():
+    """Kills: ``integer=True`` ignored (a float byte count passing), or judged on the raw
+    value's type (``isinstance(x, int)`` in a case's call failed NumPy ints and 0-d integer
+    tensors, which are right answers)."""
+    import numpy as np
+
+    case = Case("f()", 48, integer=True)
+    for right in (48, np.int64(48), torch.tensor(48), np.int32(48)):
+        assert judge(case, evaluate(case, {"f": lambda r=right: r})) is None, right
+    message = judge(case, evaluate(case, {"f": lambda: 48.0}))
+    assert message == ("f() returned 48.0, a float; expected an int, 48: a count or a size is "
+                       "a whole number, so keep its arithmetic in integers")
+    assert judge(case, evaluate(case, {"f": lambda: torch.tensor(48.0)})) is not None
+    strides = Case("f()", [3, 1], integer=True)
+    assert judge(strides, evaluate(strides, {"f": lambda: (3, 1)})) is None
+    assert judge(strides, evaluate(strides, {"f": lambda: torch.tensor([3, 1])})) is None
+    assert "item 1: " in judge(strides, evaluate(strides, {"f": lambda: [3, 1.0]}))
+
+
 def test_a_mismatch_shows_the_digits_where_the_values_differ():
     """Kills: values printed with a fixed 6 digits (``returned 0.8; expected 0.8``)."""
     assert judge(Case("f()", 0.8, rel=1e-12), Outcome(value=0.800000011920929)) == (
