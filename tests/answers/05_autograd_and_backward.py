@@ -22,6 +22,12 @@ WRONG: dict[str, list[str]] = {
         "    with torch.enable_grad():\n"
         "        x, w = x.detach().requires_grad_(), w.detach().requires_grad_()\n"
         "        return torch.autograd.grad(x @ w, (x, w), grad_outputs=grad_out)\n",
+        # grad_w divided by the batch size: the gradient of a sum over rows is not a mean
+        "def linear_backward(x, w, grad_out):\n"
+        "    return grad_out @ w.T, x.T @ grad_out / x.shape[0]\n",
+        # NumPy arrays returned: compute with torch (or convert back with torch.from_numpy)
+        "def linear_backward(x, w, grad_out):\n"
+        "    return grad_out.numpy() @ w.numpy().T, x.numpy().T @ grad_out.numpy()\n",
     ],
     "two_layer_grads": [
         # forgets the 1/numel of the mean: differentiates the sum
@@ -56,6 +62,22 @@ WRONG: dict[str, list[str]] = {
         # torch.func.grad: automatic differentiation under another name
         "def two_layer_grads(x, w1, w2):\n"
         "    return torch.func.grad(lambda a, b: (x @ a @ b).mean(), argnums=(0, 1))(w1, w2)\n",
+        # dL/dh2 divided by d2 alone: the mean is over all B·d2 elements of h2, not over the columns
+        "def two_layer_grads(x, w1, w2):\n"
+        "    h1 = x @ w1\n"
+        "    g2 = torch.ones(x.shape[0], w2.shape[1], dtype=x.dtype) / w2.shape[1]\n"
+        "    return x.T @ (g2 @ w2.T), h1.T @ g2\n",
+        # dL/dh2 made in float32 whatever the inputs' dtype: float64 inputs fail in the matmul
+        "def two_layer_grads(x, w1, w2):\n"
+        "    h1 = x @ w1\n"
+        "    g2 = torch.ones(x.shape[0], w2.shape[1]) / (x.shape[0] * w2.shape[1])\n"
+        "    return x.T @ (g2 @ w2.T), h1.T @ g2\n",
+        # the lecture's loss mean(h2²) differentiated (2·h2/numel), not this exercise's mean(h2)
+        "def two_layer_grads(x, w1, w2):\n"
+        "    h1 = x @ w1\n"
+        "    h2 = h1 @ w2\n"
+        "    g2 = 2 * h2 / h2.numel()\n"
+        "    return x.T @ (g2 @ w2.T), h1.T @ g2\n",
     ],
     "forward_backward_flops": [
         # backward as exactly twice the forward, whatever the input needs
@@ -118,6 +140,24 @@ WRONG: dict[str, list[str]] = {
         "        return h\n"
         "    forward = count_flops(fwd)\n"
         "    return forward, count_flops(lambda: fwd().sum().backward()) - forward\n",
+        # the last layer left out: range(len(dims) - 2) stops one layer early
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    forward = backward = 0\n"
+        "    for i in range(len(dims) - 2):\n"
+        "        matmul = 2 * batch * dims[i] * dims[i + 1]\n"
+        "        forward += matmul\n"
+        "        backward += matmul if i == 0 and not input_requires_grad else 2 * matmul\n"
+        "    return forward, backward\n",
+        # the whole step (forward + backward) returned as the backward count
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    forward = sum(2 * batch * a * b for a, b in zip(dims, dims[1:]))\n"
+        "    skipped = 0 if input_requires_grad else 2 * batch * dims[0] * dims[1]\n"
+        "    return forward, 3 * forward - skipped\n",
+        # float arithmetic (2.0 * ...): FLOP counts are whole numbers, returned as ints
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    forward = sum(2.0 * batch * a * b for a, b in zip(dims, dims[1:]))\n"
+        "    skipped = 0 if input_requires_grad else 2.0 * batch * dims[0] * dims[1]\n"
+        "    return forward, 2 * forward - skipped\n",
     ],
 }
 
@@ -135,6 +175,20 @@ RIGHT: dict[str, list[str]] = {
         "def linear_backward(x, w, grad_out):\n"
         "    grad_w = sum(torch.outer(x[i], grad_out[i]) for i in range(x.shape[0]))\n"
         "    grad_x = (w @ grad_out.transpose(0, 1)).transpose(0, 1)\n"
+        "    return grad_x, grad_w\n",
+        # computed in NumPy, returned as torch tensors, in a list
+        "def linear_backward(x, w, grad_out):\n"
+        "    import numpy as np\n"
+        "    g, xs, ws = np.asarray(grad_out), np.asarray(x), np.asarray(w)\n"
+        "    return [torch.from_numpy(g @ ws.T), torch.from_numpy(xs.T @ g)]\n",
+        # three loops over the index formula, accumulated into zeros of the inputs' dtype
+        "def linear_backward(x, w, grad_out):\n"
+        "    grad_x, grad_w = torch.zeros_like(x), torch.zeros_like(w)\n"
+        "    for i in range(x.shape[0]):\n"
+        "        for j in range(x.shape[1]):\n"
+        "            for k in range(w.shape[1]):\n"
+        "                grad_x[i, j] += grad_out[i, k] * w[j, k]\n"
+        "                grad_w[j, k] += x[i, j] * grad_out[i, k]\n"
         "    return grad_x, grad_w\n",
     ],
     "two_layer_grads": [
@@ -159,6 +213,18 @@ RIGHT: dict[str, list[str]] = {
         "    _, grad_w1 = linear_backward(x, w1, grad_h1)\n"
         "    n = ones.numel()\n"
         "    return grad_w1 / n, grad_w2 / n\n",
+        # full_like on the forward output, so dtype and device follow the inputs
+        "def two_layer_grads(x, w1, w2):\n"
+        "    h1 = x @ w1\n"
+        "    g2 = torch.full_like(h1 @ w2, 1.0 / (x.shape[0] * w2.shape[1]))\n"
+        "    return x.T @ (g2 @ w2.T), h1.T @ g2\n",
+        # computed in NumPy (float64), converted back to the inputs' dtype
+        "def two_layer_grads(x, w1, w2):\n"
+        "    import numpy as np\n"
+        "    xs, a, b = np.asarray(x), np.asarray(w1), np.asarray(w2)\n"
+        "    g2 = np.full((xs.shape[0], b.shape[1]), 1.0 / (xs.shape[0] * b.shape[1]))\n"
+        "    grad_w1, grad_w2 = xs.T @ (g2 @ b.T), (xs @ a).T @ g2\n"
+        "    return torch.from_numpy(grad_w1).to(x.dtype), torch.from_numpy(grad_w2).to(x.dtype)\n",
     ],
     "forward_backward_flops": [
         # closed form: 2·B·P forward, 4·B·P backward, minus the first layer's input gradient
@@ -171,5 +237,10 @@ RIGHT: dict[str, list[str]] = {
         "    layers = [2 * batch * a * b for a, b in zip(dims[:-1], dims[1:])]\n"
         "    inputs = layers if input_requires_grad else layers[1:]\n"
         "    return sum(layers), sum(layers) + sum(inputs)\n",
+        # math.prod per layer, returned as a list
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    layers = [2 * batch * math.prod(pair) for pair in zip(dims[:-1], dims[1:])]\n"
+        "    skipped = 0 if input_requires_grad else layers[0]\n"
+        "    return [sum(layers), 2 * sum(layers) - skipped]\n",
     ],
 }

@@ -67,6 +67,35 @@ WRONG: dict[str, list[str]] = {
         "        self.weight = nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s,\n"
         "                                            a=-3 * s, b=3 * s)\n"
         + _FORWARD,
+        # std 1/sqrt(d_out): the sum in x @ weight runs over d_in terms, so the scale is 1/sqrt(d_in)
+        _LINEAR_HEAD
+        + "        s = 1 / math.sqrt(d_out)\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s, a=-3 * s, b=3 * s))\n"
+        + _FORWARD,
+        # Glorot's std sqrt(2 / (d_in + d_out)): the exercise asks for 1/sqrt(d_in)
+        _LINEAR_HEAD
+        + "        s = math.sqrt(2 / (d_in + d_out))\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s, a=-3 * s, b=3 * s))\n"
+        + _FORWARD,
+        # d_in ** -1/2 is (d_in ** -1) / 2: write d_in ** -0.5
+        _LINEAR_HEAD
+        + "        s = d_in ** -1/2\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s, a=-3 * s, b=3 * s))\n"
+        + _FORWARD,
+        # clamped at ±3 std instead of redrawn: the tails pile up at the cut
+        _LINEAR_HEAD
+        + "        self.weight = nn.Parameter(torch.randn(d_in, d_out).clamp(-3, 3) / math.sqrt(d_in))\n"
+        + _FORWARD,
+        # the global generator reseeded in __init__: every layer draws the same weights
+        _LINEAR_HEAD
+        + "        torch.manual_seed(0)\n"
+        "        s = 1 / math.sqrt(d_in)\n"
+        "        self.weight = nn.Parameter(\n"
+        "            nn.init.trunc_normal_(torch.empty(d_in, d_out), std=s, a=-3 * s, b=3 * s))\n"
+        + _FORWARD,
     ],
     "Cruncher": [
         # output (batch, 1): final's last dimension kept
@@ -126,6 +155,26 @@ WRONG: dict[str, list[str]] = {
         "        for layer in self.layers:\n"
         "            x = layer(x)\n"
         "        return self.final(x).squeeze(-1)\n",
+        # nn.Sequential registers the layers too, but the exercise's layers is an nn.ModuleList
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.Sequential(*[Linear(dim, dim) for _ in range(num_layers)])\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        return self.final(self.layers(x)).squeeze(-1)\n",
+        # the layers applied last to first
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([Linear(dim, dim) for _ in range(num_layers)])\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for layer in reversed(self.layers):\n"
+        "            x = layer(x)\n"
+        "        return self.final(x).squeeze(-1)\n",
+        # the layers built but never applied: forward runs final alone
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([Linear(dim, dim) for _ in range(num_layers)])\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        return self.final(x).squeeze(-1)\n",
     ],
     "count_parameters": [
         # frozen parameters counted too
@@ -142,6 +191,15 @@ WRONG: dict[str, list[str]] = {
         "def count_parameters(model):\n"
         "    return sum(p.numel() for _, m in model.named_modules(remove_duplicate=False)\n"
         "               for p in m.parameters(recurse=False) if p.requires_grad)\n",
+        # counted the parameter tensors, not the numbers in them: sum p.numel()
+        "def count_parameters(model):\n"
+        "    return len([p for p in model.parameters() if p.requires_grad])\n",
+        # counted only parameters that have a .grad, and a new model has none: filter on requires_grad
+        "def count_parameters(model):\n"
+        "    return sum(p.numel() for p in model.parameters() if p.grad is not None)\n",
+        # parameters(recurse=False): only the top module's own, none of its submodules'
+        "def count_parameters(model):\n"
+        "    return sum(p.numel() for p in model.parameters(recurse=False) if p.requires_grad)\n",
     ],
 }
 
@@ -168,6 +226,20 @@ RIGHT: dict[str, list[str]] = {
         "            z[bad] = torch.randn(int(bad.sum()))\n"
         "        self.weight = nn.Parameter(z / math.sqrt(d_in))\n"
         + _FORWARD,
+        # drawn in float64 and cast to float32
+        _LINEAR_HEAD
+        + "        s = 1 / math.sqrt(d_in)\n"
+        "        w = torch.empty(d_in, d_out, dtype=torch.float64)\n"
+        "        nn.init.trunc_normal_(w, std=s, a=-3 * s, b=3 * s)\n"
+        "        self.weight = nn.Parameter(w.float())\n"
+        + _FORWARD,
+        # inverse-CDF sampling of the truncated normal with torch.erfinv
+        _LINEAR_HEAD
+        + "        low = 0.5 * (1 + math.erf(-3 / math.sqrt(2)))\n"
+        "        u = low + (1 - 2 * low) * torch.rand(d_in, d_out)\n"
+        "        z = math.sqrt(2) * torch.erfinv(2 * u - 1)\n"
+        "        self.weight = nn.Parameter(z / math.sqrt(d_in))\n"
+        + _FORWARD,
     ],
     "Cruncher": [
         # ModuleList built by append, the output indexed with [..., 0]
@@ -188,6 +260,14 @@ RIGHT: dict[str, list[str]] = {
         "        import functools\n"
         "        h = functools.reduce(lambda h, layer: layer(h), self.layers, x)\n"
         "        return self.final(h).reshape(x.shape[0])\n",
+        # view(-1) and flatten() both turn (batch, 1) into (batch,), a batch of one included
+        _CRUNCHER_HEAD
+        + "        self.layers = nn.ModuleList([Linear(dim, dim) for _ in range(num_layers)])\n"
+        "        self.final = Linear(dim, 1)\n"
+        "    def forward(self, x):\n"
+        "        for layer in self.layers:\n"
+        "            x = layer(x)\n"
+        "        return self.final(x).view(-1)\n",
     ],
     "count_parameters": [
         # deduplicate by identity by hand, from the list with duplicates
@@ -202,5 +282,8 @@ RIGHT: dict[str, list[str]] = {
         "def count_parameters(model):\n"
         "    trainable = [p for p in model.parameters() if p.requires_grad]\n"
         "    return int(sum(math.prod(p.shape) for p in trainable))\n",
+        # a set of Parameter objects (hashed by identity) removes the shared ones
+        "def count_parameters(model):\n"
+        "    return sum(p.nelement() for p in set(model.parameters()) if p.requires_grad)\n",
     ],
 }
