@@ -243,7 +243,9 @@ def _decoded(decoder: Callable[[int, int, int], float], pattern: int, fmt: Float
         return "finish exercise 1"
     except Exception as error:  # the student's error, shown in its cell of the table
         return f"raised {type(error).__name__}"
-    same = got == stored or (math.isnan(got) and math.isnan(stored))
+    # -0.0 == 0.0 in Python, but they are two patterns: a decoder must keep the sign
+    same = ((got == stored and math.copysign(1, got) == math.copysign(1, stored))
+            or (math.isnan(got) and math.isnan(stored)))
     mark = "✓ same" if same else "✗ differs"
     if not same and fmt is E4M3:
         mark += " (torch's e4m3fn is not IEEE)"

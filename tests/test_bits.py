@@ -164,6 +164,11 @@ def test_explorer_compares_a_decoder_with_torch():
         "finish exercise 1"
     broken = bits.explorer_rows("1", lambda *_: 1 / 0)
     assert _row(broken, "fp16")["your decode_float"] == "raised ZeroDivisionError"
+    # -0.0 compares equal to 0.0, yet a decoder that loses the sign reads the pattern wrong
+    assert all(r["your decode_float"].endswith("✓ same")
+               for r in bits.explorer_rows("-0", exact))
+    unsigned_zero = _row(bits.explorer_rows("-0", lambda *_: 0.0), "fp16")["your decode_float"]
+    assert unsigned_zero == "0.0 ✗ differs"
 
 
 def test_explorer_html_colours_the_bits_and_reports_bad_input():

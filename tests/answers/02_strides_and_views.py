@@ -55,6 +55,16 @@ WRONG: dict[str, list[str]] = {
         "def contiguous_strides(shape):\n"
         "    shape = list(shape)\n"
         "    return [int(torch.tensor(shape[i + 1:]).prod()) for i in range(len(shape))]\n",
+        # NumPy integers: convert each stride with int()
+        'import numpy as np\n'
+        'def contiguous_strides(shape):\n'
+        '    s = list(shape)\n'
+        '    if not s: return ()\n'
+        '    return tuple(np.cumprod([1] + s[:0:-1])[::-1])\n',
+        # a scalar's strides are (): the empty shape treated as one dimension
+        'def contiguous_strides(shape):\n'
+        '    t = torch.tensor(list(shape)[1:] + [1])\n'
+        '    return tuple(t.flip(0).cumprod(0).flip(0).tolist())\n',
     ],
     "element_offset": [
         # ignores storage_offset: right only for views that start at the storage's start
@@ -66,6 +76,18 @@ WRONG: dict[str, list[str]] = {
         # a byte offset (float32) instead of an element offset
         "def element_offset(index, stride, storage_offset=0):\n"
         "    return 4 * (storage_offset + sum(i * s for i, s in zip(index, stride)))\n",
+        # a 0-d tensor: return int() of it
+        'def element_offset(index, stride, storage_offset=0):\n'
+        '    return storage_offset + (torch.tensor(list(index), dtype=torch.long) * torch.tensor(list(stride), dtype=torch.long)).sum()\n',
+        # a NumPy integer: return int() of it
+        'import numpy as np\n'
+        'def element_offset(index, stride, storage_offset=0):\n'
+        '    return np.sum(np.multiply(index, stride), dtype=np.int64) + storage_offset\n',
+        # only the first two dimensions counted: sum over every dimension
+        'def element_offset(index, stride, storage_offset=0):\n'
+        '    if not index: return storage_offset\n'
+        '    if len(index) == 1: return storage_offset + index[0] * stride[0]\n'
+        '    return storage_offset + index[0] * stride[0] + index[1] * stride[1]\n',
     ],
     "is_contiguous": [
         # judged by the shape alone: any well-formed shape counts as contiguous
@@ -90,6 +112,19 @@ WRONG: dict[str, list[str]] = {
         # "strides decreasing" is taken for contiguity: misses gaps and steps
         "def is_contiguous(shape, stride):\n"
         "    return list(stride) == sorted(stride, reverse=True)\n",
+        # no elements handled, but size-1 dimensions compared strictly
+        'def is_contiguous(shape, stride):\n'
+        '    if 0 in tuple(shape): return True\n'
+        '    exp, step = [], 1\n'
+        '    for size in reversed(tuple(shape)):\n'
+        '        exp.append(step); step *= size\n'
+        '    return tuple(stride) == tuple(reversed(exp))\n',
+        # "no gaps" taken for contiguity: the span equals the element count, in any order
+        'import math\n'
+        'def is_contiguous(shape, stride):\n'
+        '    n = math.prod(shape)\n'
+        '    if n == 0: return True\n'
+        '    return 1 + sum((a - 1) * s for a, s in zip(shape, stride)) == n\n',
     ],
     "shares_storage": [
         # compares the tensors' own data pointers: a view with an offset starts elsewhere
@@ -107,6 +142,18 @@ WRONG: dict[str, list[str]] = {
         "        return t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()\n"
         "    (a0, a1), (b0, b1) = span(a), span(b)\n"
         "    return a0 < b1 and b0 < a1\n",
+        # NumPy's overlap test: two disjoint slices of one storage share no element
+        'import numpy as np\n'
+        'def shares_storage(a, b):\n'
+        '    return bool(np.shares_memory(a.numpy(), b.numpy()))\n',
+        # the root found through ._base: detach() and dtype views set none
+        'def shares_storage(a, b):\n'
+        '    ra = a if a._base is None else a._base\n'
+        '    rb = b if b._base is None else b._base\n'
+        '    return ra is rb\n',
+        # a dtype view taken for another storage
+        'def shares_storage(a, b):\n'
+        '    return a.dtype == b.dtype and a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()\n',
     ],
     "predict_copies": [
         # "reshape always copies"
@@ -118,6 +165,10 @@ WRONG: dict[str, list[str]] = {
         _copies_cell(_with({"x.expand(2, 3, 4)": True, "x.flip(0)": False})),
         # a key missing: one operation forgotten
         _copies_cell({k: v for k, v in _COPIES_RIGHT.items() if k != "x.double()"}),
+        # every dtype change taken for a copy: view(torch.int32) reads the same bytes
+        _copies_cell(_with({"x.view(torch.int32)": True, "x.float()": True})),
+        # "reshape copies whenever its input is not contiguous"
+        _copies_cell(_with({"x.t().reshape(2, 2, 3)": True})),
     ],
     "sliding_windows": [
         # window count off by one: the last complete window is lost
@@ -142,6 +193,19 @@ WRONG: dict[str, list[str]] = {
         "    x = x.contiguous()\n"
         "    n = (len(x) - size) // step + 1\n"
         "    return x.as_strided((n, size), (step, 1))\n",
+        # each window starts step storage cells on, not step elements of x
+        'def sliding_windows(x, size, step):\n'
+        '    n = (len(x) - size) // step + 1\n'
+        '    s = x.stride(0)\n'
+        '    return x.as_strided((n, size), (step, s))\n',
+        # x's stride ignored, its offset kept (as_strided keeps it)
+        'def sliding_windows(x, size, step):\n'
+        '    n = (len(x) - size) // step + 1\n'
+        '    return x.as_strided((n, size), (step, 1))\n',
+        # NumPy's windows, wrapped by from_numpy: a new storage that starts where x does
+        'import numpy as np\n'
+        'def sliding_windows(x, size, step):\n'
+        '    return torch.from_numpy(np.lib.stride_tricks.sliding_window_view(x.numpy(), size)[::step])\n',
     ],
 }
 
@@ -155,6 +219,16 @@ RIGHT: dict[str, list[str]] = {
         "def contiguous_strides(shape):\n"
         "    shape = tuple(shape)\n"
         "    return tuple(math.prod(shape[i + 1:]) for i in range(len(shape)))\n",
+        # NumPy's byte strides of a uint8 array: one byte per element, so bytes = elements
+        'import numpy as np\n'
+        'def contiguous_strides(shape):\n'
+        '    return tuple(np.empty(tuple(shape), dtype=np.uint8).strides)\n',
+        # recursion: a dimension's stride is the next one's times the next size
+        'def contiguous_strides(shape):\n'
+        '    shape = tuple(shape)\n'
+        '    if not shape: return ()\n'
+        '    rest = contiguous_strides(shape[1:])\n'
+        '    return ((rest[0] * shape[1]) if rest else 1,) + rest\n',
     ],
     "element_offset": [
         # an explicit loop over dimensions
@@ -169,6 +243,10 @@ RIGHT: dict[str, list[str]] = {
         "    n = storage_offset + sum(s * i for s, i in zip(stride, index)) + 1\n"
         "    cells = torch.arange(n).as_strided(shape, tuple(stride), storage_offset)\n"
         "    return int(cells[tuple(index)])\n",
+        # NumPy's dot product, made a Python int
+        'import numpy as np\n'
+        'def element_offset(index, stride, storage_offset=0):\n'
+        '    return int(np.dot(index, stride)) + storage_offset\n',
     ],
     "is_contiguous": [
         # ask torch, on a real tensor laid out that way
@@ -185,6 +263,20 @@ RIGHT: dict[str, list[str]] = {
         "        if shape[d] > 1 and stride[d] != math.prod(shape[d + 1:]):\n"
         "            return False\n"
         "    return True\n",
+        # a 0-d bool tensor from torch comparisons
+        'import math\n'
+        'def is_contiguous(shape, stride):\n'
+        '    if math.prod(shape) == 0: return True\n'
+        '    keep = [(n, s) for n, s in zip(shape, stride) if n != 1]\n'
+        '    want = [math.prod(n for n, _ in keep[i + 1:]) for i in range(len(keep))]\n'
+        '    return torch.tensor([s for _, s in keep], dtype=torch.long).eq(torch.tensor(want, dtype=torch.long)).all()\n',
+        # a NumPy bool
+        'import numpy as np, math\n'
+        'def is_contiguous(shape, stride):\n'
+        '    if math.prod(shape) == 0: return np.True_\n'
+        '    keep = [(n, s) for n, s in zip(shape, stride) if n != 1]\n'
+        '    want = [math.prod(n for n, _ in keep[i + 1:]) for i in range(len(keep))]\n'
+        '    return np.array_equal([s for _, s in keep], want)\n',
     ],
     "shares_storage": [
         # the storage's start, through the typed storage
@@ -198,6 +290,9 @@ RIGHT: dict[str, list[str]] = {
         # the storage objects themselves: torch keeps one Python object per live storage
         "def shares_storage(a, b):\n"
         "    return a.untyped_storage() is b.untyped_storage()\n",
+        # a 0-d bool tensor from comparing the two storage addresses as tensors
+        'def shares_storage(a, b):\n'
+        '    return torch.tensor(a.untyped_storage().data_ptr()) == torch.tensor(b.untyped_storage().data_ptr())\n',
     ],
     "predict_copies": [
         # measured rather than predicted: does the result share x's storage?
@@ -229,5 +324,13 @@ RIGHT: dict[str, list[str]] = {
         "    count = 1 + (x.numel() - size) // step\n"
         "    s = x.stride()[0]\n"
         "    return torch.as_strided(x, [count, size], [s * step, s], x.storage_offset())\n",
+        # torch.as_strided with keyword arguments (the offset kept by default)
+        'def sliding_windows(x, size, step):\n'
+        '    n = 1 + (x.size(0) - size) // step\n'
+        '    return torch.as_strided(x, size=(n, size), stride=(x.stride(0) * step, x.stride(0)))\n',
+        # unfold on the part of x the windows cover
+        'def sliding_windows(x, size, step):\n'
+        '    n = (x.shape[0] - size) // step + 1\n'
+        '    return x[: (n - 1) * step + size].unfold(0, size, step)\n',
     ],
 }

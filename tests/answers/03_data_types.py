@@ -81,6 +81,95 @@ WRONG: dict[str, list[str]] = {
         "    else:\n"
         "        v = (1 + m / 2**man_bits) * 2.0 ** (e - 15)\n"
         "    return -v if s else v\n",
+        # the sign dropped for zero: a set sign bit makes -0.0
+        'def decode_float(bits, exp_bits, man_bits):\n'
+        '    s = (bits >> (exp_bits + man_bits)) & 1\n'
+        '    e = (bits >> man_bits) & ((1 << exp_bits) - 1)\n'
+        '    m = bits & ((1 << man_bits) - 1)\n'
+        '    bias = 2 ** (exp_bits - 1) - 1\n'
+        '    if e == 0 and m == 0:\n'
+        '        return 0.0\n'
+        '    if e == (1 << exp_bits) - 1:\n'
+        '        v = math.inf if m == 0 else math.nan\n'
+        '    elif e == 0:\n'
+        '        v = m / 2**man_bits * 2.0 ** (1 - bias)\n'
+        '    else:\n'
+        '        v = (1 + m / 2**man_bits) * 2.0 ** (e - bias)\n'
+        '    return -v if s else v\n',
+        # an all-ones exponent field decoded as an ordinary number (its test off by one)
+        'def decode_float(bits, exp_bits, man_bits):\n'
+        '    s = (bits >> (exp_bits + man_bits)) & 1\n'
+        '    e = (bits >> man_bits) & ((1 << exp_bits) - 1)\n'
+        '    m = bits & ((1 << man_bits) - 1)\n'
+        '    bias = 2 ** (exp_bits - 1) - 1\n'
+        '    if e == 2 ** exp_bits:\n'
+        '        v = math.inf if m == 0 else math.nan\n'
+        '    elif e == 0:\n'
+        '        v = m / 2**man_bits * 2.0 ** (1 - bias)\n'
+        '    else:\n'
+        '        v = (1 + m / 2**man_bits) * 2.0 ** (e - bias)\n'
+        '    return -v if s else v\n',
+        # computed in float32: fp64's pi rounded to fp32's
+        'import numpy as np\n'
+        'def decode_float(bits, exp_bits, man_bits):\n'
+        '    s = (bits >> (exp_bits + man_bits)) & 1\n'
+        '    e = (bits >> man_bits) & ((1 << exp_bits) - 1)\n'
+        '    m = bits & ((1 << man_bits) - 1)\n'
+        '    bias = 2 ** (exp_bits - 1) - 1\n'
+        '    if e == (1 << exp_bits) - 1:\n'
+        '        v = np.float32(math.inf if m == 0 else math.nan)\n'
+        '    elif e == 0:\n'
+        '        v = np.float32(m) / np.float32(2**man_bits) * np.float32(2.0) ** np.float32(1 - bias)\n'
+        '    else:\n'
+        '        v = (np.float32(1) + np.float32(m) / np.float32(2**man_bits)) * np.float32(2.0) ** np.float32(e - bias)\n'
+        '    return -v if s else v\n',
+        # the mantissa divided by 2**m - 1 instead of 2**m
+        'def decode_float(bits, exp_bits, man_bits):\n'
+        '    s = (bits >> (exp_bits + man_bits)) & 1\n'
+        '    e = (bits >> man_bits) & ((1 << exp_bits) - 1)\n'
+        '    m = bits & ((1 << man_bits) - 1)\n'
+        '    bias = 2 ** (exp_bits - 1) - 1\n'
+        '    if e == (1 << exp_bits) - 1:\n'
+        '        v = math.inf if m == 0 else math.nan\n'
+        '    elif e == 0:\n'
+        '        v = m / (2**man_bits - 1) * 2.0 ** (1 - bias)\n'
+        '    else:\n'
+        '        v = (1 + m / (2**man_bits - 1)) * 2.0 ** (e - bias)\n'
+        '    return -v if s else v\n',
+        # torch's own reading for the widths it knows, and a formula without subnormals
+        # for the rest
+        'def decode_float(bits, exp_bits, man_bits):\n'
+        '    table = {(8, 23): (torch.int32, torch.float32), (5, 10): (torch.int16, torch.float16), (8, 7): (torch.int16, torch.bfloat16), (11, 52): (torch.int64, torch.float64)}\n'
+        '    if (exp_bits, man_bits) in table:\n'
+        '        it, ft = table[(exp_bits, man_bits)]\n'
+        '        n = 1 + exp_bits + man_bits\n'
+        '        signed = bits - (1 << n) if bits >> (n - 1) else bits\n'
+        '        return torch.tensor(signed, dtype=it).view(ft).item()\n'
+        '    s = (bits >> (exp_bits + man_bits)) & 1\n'
+        '    e = (bits >> man_bits) & ((1 << exp_bits) - 1)\n'
+        '    m = bits & ((1 << man_bits) - 1)\n'
+        '    bias = 2 ** (exp_bits - 1) - 1\n'
+        '    if e == (1 << exp_bits) - 1:\n'
+        '        v = math.inf if m == 0 else math.nan\n'
+        '    else:\n'
+        '        v = (1 + m / 2**man_bits) * 2.0 ** (e - bias)\n'
+        '    return -v if s else v\n',
+        # the sign applied to an exact Fraction: -Fraction(0) is 0, so -0.0 comes out as 0.0
+        "from fractions import Fraction\n\n\n"
+        "def decode_float(bits, exp_bits, man_bits):\n"
+        "    negative = bits >> (exp_bits + man_bits) & 1 == 1\n"
+        "    field = bits >> man_bits & (2**exp_bits - 1)\n"
+        "    fraction = Fraction(bits % 2**man_bits, 2**man_bits)\n"
+        "    bias = 2 ** (exp_bits - 1) - 1\n"
+        "    if field == 2**exp_bits - 1:\n"
+        "        if fraction:\n"
+        "            return math.nan\n"
+        "        return -math.inf if negative else math.inf\n"
+        "    if field == 0:\n"
+        "        value = fraction * Fraction(2) ** (1 - bias)\n"
+        "    else:\n"
+        "        value = (1 + fraction) * Fraction(2) ** (field - bias)\n"
+        "    return float(-value if negative else value)\n",
     ],
     "underflows": [
         # zero counted as an underflow
@@ -103,6 +192,18 @@ WRONG: dict[str, list[str]] = {
         # negative numbers never underflow
         "def underflows(value, dtype):\n"
         "    return value > 0 and torch.tensor(value, dtype=dtype).item() == 0\n",
+        # the estimate instead of torch's rounding, and the tie counted as kept
+        'def underflows(value, dtype):\n'
+        '    info = torch.finfo(dtype)\n'
+        '    return 0 < abs(value) < info.tiny * info.eps / 2\n',
+        # the estimate instead of torch's rounding: misses the detour through fp32
+        'def underflows(value, dtype):\n'
+        '    info = torch.finfo(dtype)\n'
+        '    return 0 < abs(value) <= info.tiny * info.eps / 2\n',
+        # a subnormal result counted as lost: compared with the smallest normal number
+        'def underflows(value, dtype):\n'
+        '    stored = torch.tensor(value, dtype=dtype).item()\n'
+        '    return value != 0 and abs(stored) < torch.finfo(dtype).tiny\n',
     ],
     "accumulate": [
         # rounds only at the end: exact sum of the cast inputs, rounded once
@@ -149,6 +250,28 @@ WRONG: dict[str, list[str]] = {
         "    for x in torch.tensor(values, dtype=dtype):\n"
         "        total = total + x\n"
         "    return float(total)\n",
+        # partial sums rounded to fp32: without acc_dtype, the accumulator is dtype itself
+        'def accumulate(values, dtype, acc_dtype=None):\n'
+        '    acc_dtype = acc_dtype or torch.float32\n'
+        '    total = 0.0\n'
+        '    for x in torch.tensor(values, dtype=dtype).tolist():\n'
+        '        total = torch.tensor(total + x, dtype=acc_dtype).item()\n'
+        '    return total\n',
+        # the running sum started from the first value: an empty list fails
+        'def accumulate(values, dtype, acc_dtype=None):\n'
+        '    acc_dtype = acc_dtype or dtype\n'
+        '    xs = torch.tensor(values, dtype=dtype).tolist()\n'
+        '    total = xs[0]\n'
+        '    for x in xs[1:]:\n'
+        '        total = torch.tensor(total + x, dtype=acc_dtype).item()\n'
+        '    return total\n',
+        # each value converted to acc_dtype before it is added: a second rounding
+        'def accumulate(values, dtype, acc_dtype=None):\n'
+        '    acc = acc_dtype or dtype\n'
+        '    total = torch.zeros((), dtype=acc)\n'
+        '    for x in torch.tensor(values, dtype=dtype):\n'
+        '        total = total + x.to(acc)\n'
+        '    return total.item()\n',
     ],
 }
 
@@ -166,7 +289,7 @@ RIGHT: dict[str, list[str]] = {
         "    else:\n"
         "        value = math.ldexp(man + (1 << man_bits), exp - bias - man_bits)\n"
         "    return -value if sign == '1' else value\n",
-        # exact arithmetic with fractions, converted to float at the end
+        # exact arithmetic with fractions, converted to float before the sign is applied
         "from fractions import Fraction\n\n\n"
         "def decode_float(bits, exp_bits, man_bits):\n"
         "    negative = bits >> (exp_bits + man_bits) & 1 == 1\n"
@@ -181,7 +304,7 @@ RIGHT: dict[str, list[str]] = {
         "        value = fraction * Fraction(2) ** (1 - bias)\n"
         "    else:\n"
         "        value = (1 + fraction) * Fraction(2) ** (field - bias)\n"
-        "    return float(-value if negative else value)\n",
+        "    return -float(value) if negative else float(value)\n",
         # (-1)**sign, subnormal as a shifted exponent
         "def decode_float(bits, exp_bits, man_bits):\n"
         "    total = 1 + exp_bits + man_bits\n"
@@ -193,6 +316,34 @@ RIGHT: dict[str, list[str]] = {
         "        return sign * math.inf if m == 0 else math.nan\n"
         "    lead, power = (0, 1 - bias) if e == 0 else (1, e - bias)\n"
         "    return sign * (lead + m * 2.0**-man_bits) * 2.0**power\n",
+        # float64 torch arithmetic, returned as a 0-d tensor, the sign as (-1) ** s
+        'def decode_float(bits, exp_bits, man_bits):\n'
+        '    s = (bits >> (exp_bits + man_bits)) & 1\n'
+        '    e = (bits >> man_bits) & ((1 << exp_bits) - 1)\n'
+        '    m = bits & ((1 << man_bits) - 1)\n'
+        '    bias = 2 ** (exp_bits - 1) - 1\n'
+        '    two = torch.tensor(2.0, dtype=torch.float64)\n'
+        '    if e == (1 << exp_bits) - 1:\n'
+        '        v = torch.tensor(math.inf if m == 0 else math.nan, dtype=torch.float64)\n'
+        '    elif e == 0:\n'
+        '        v = m * two ** (1 - bias - man_bits)\n'
+        '    else:\n'
+        '        v = (m + 2**man_bits) * two ** (e - bias - man_bits)\n'
+        '    return (-1) ** s * v\n',
+        # NumPy's ldexp and copysign (a NumPy float64)
+        'import numpy as np\n'
+        'def decode_float(bits, exp_bits, man_bits):\n'
+        '    s = (bits >> (exp_bits + man_bits)) & 1\n'
+        '    e = (bits >> man_bits) & ((1 << exp_bits) - 1)\n'
+        '    m = bits & ((1 << man_bits) - 1)\n'
+        '    bias = 2 ** (exp_bits - 1) - 1\n'
+        '    if e == (1 << exp_bits) - 1:\n'
+        '        v = np.inf if m == 0 else np.nan\n'
+        '    elif e == 0:\n'
+        '        v = np.ldexp(np.float64(m), 1 - bias - man_bits)\n'
+        '    else:\n'
+        '        v = np.ldexp(np.float64(m + (1 << man_bits)), e - bias - man_bits)\n'
+        '    return np.copysign(v, -1.0 if s else 1.0)\n',
     ],
     "underflows": [
         # a one-element tensor, compared as a tensor
@@ -208,6 +359,13 @@ RIGHT: dict[str, list[str]] = {
         "def underflows(value, dtype):\n"
         "    stored = torch.full((), value, dtype=dtype).double().abs().item()\n"
         "    return abs(value) > 0 and stored == 0.0\n",
+        # a 0-d bool tensor (or False for a zero)
+        'def underflows(value, dtype):\n'
+        '    return value != 0 and torch.tensor(value, dtype=dtype) == 0\n',
+        # a NumPy bool
+        'import numpy as np\n'
+        'def underflows(value, dtype):\n'
+        '    return np.bool_(value != 0) & np.bool_(torch.tensor(value, dtype=dtype).item() == 0)\n',
     ],
     "accumulate": [
         # 0-d tensors, each sum formed in float64 and rounded to the accumulator's dtype
@@ -231,5 +389,13 @@ RIGHT: dict[str, list[str]] = {
         "    for i in range(len(inputs)):\n"
         "        rounded.copy_(rounded.double() + inputs[i])\n"
         "    return float(rounded[0])\n",
+        # NumPy float64 sums, each rounded by torch; the result a 0-d tensor
+        'import numpy as np\n'
+        'def accumulate(values, dtype, acc_dtype=None):\n'
+        '    acc = dtype if acc_dtype is None else acc_dtype\n'
+        '    total = torch.zeros((), dtype=acc)\n'
+        '    for x in torch.tensor(values, dtype=dtype).double().numpy():\n'
+        '        total = torch.tensor(np.float64(total.item()) + x, dtype=acc)\n'
+        '    return total\n',
     ],
 }
