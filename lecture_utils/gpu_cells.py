@@ -1,15 +1,19 @@
 """The ``%%gpu_only`` cell magic: run a cell only where a CUDA GPU exists.
 
 A notebook marks a GPU-only cell by starting it with ``%%gpu_only``. Without a GPU the cell
-prints one line saying it was skipped and why, and the notebook carries on. The test suite's
-nbval replay recognises the same marker (see the root ``conftest.py``) and reports such cells as
-skipped on a CPU machine, and runs them on a GPU machine.
+prints one line saying it was skipped and why (in the notebook's language), and the notebook
+carries on. The test suite's nbval replay recognises the same marker (see the root
+``conftest.py``) and reports such cells as skipped on a CPU machine, and runs them on a GPU
+machine.
 """
 
 from __future__ import annotations
 
+from lecture_utils.i18n import N_, tr
+
 MARKER = "%%gpu_only"
-SKIP_MESSAGE = "Skipped: this cell needs a CUDA GPU, and none was found."
+# English, as benchmarks/replay_notebooks.py looks for it; shown through tr
+SKIP_MESSAGE = N_("Skipped: this cell needs a CUDA GPU, and none was found.")
 
 
 def is_gpu_only(source: str) -> bool:
@@ -22,7 +26,7 @@ def gpu_only(line: str, cell: str) -> None:
     import torch  # here, so that importing lecture_utils stays light for the grader's CLI
 
     if not torch.cuda.is_available():
-        print(SKIP_MESSAGE)
+        print(tr(SKIP_MESSAGE))
         return
     from IPython import get_ipython
 

@@ -22,7 +22,16 @@ from dataclasses import dataclass, field
 
 import torch
 
+from lecture_utils.i18n import tr
 from lecture_utils.memory import cpu_allocated_delta, cuda_allocated_delta, format_bytes
+from lecture_utils.tables import display_width
+
+
+def _pad(text: str, width: int, side: str) -> str:
+    """``text`` padded with spaces to ``width`` display columns, on the right (``"l"``) or
+    the left (``"r"``)."""
+    space = " " * (width - display_width(text))
+    return text + space if side == "l" else space + text
 
 
 def _storage_key(t: torch.Tensor) -> tuple[str, int]:
@@ -72,15 +81,25 @@ class SavedTensors:
         return [by_storage.get(s.storage, "?") for s in self.items]
 
     def table(self, named: Mapping[str, torch.Tensor] | None = None) -> str:
-        """One line per save: name (when ``named`` is given), shape, dtype, bytes, view or not."""
+        """One line per save: name (when ``named`` is given), shape, dtype, bytes, view or not.
+        The header and the "view" note are in the notebook's language; columns line up by
+        display width (a CJK character takes two)."""
         labels = self.names(named) if named is not None else ["" for _ in self.items]
-        width = max([len(label) for label in labels] + [len("tensor")])
-        lines = [f"{'tensor':<{width}}  {'shape':<14}  {'dtype':<15}  {'bytes':>11}  note",
-                 f"{'-' * width}  {'-' * 14}  {'-' * 15}  {'-' * 11}  ----"]
+        head = [tr("tensor"), tr("shape"), tr("dtype"), tr("bytes"), tr("note")]
+        view = tr("view")
+        widths = [max([display_width(label) for label in labels] + [display_width(head[0])]),
+                  max(14, display_width(head[1])), max(15, display_width(head[2])),
+                  max(11, display_width(head[3]))]
+        lines = ["  ".join([_pad(head[0], widths[0], "l"), _pad(head[1], widths[1], "l"),
+                            _pad(head[2], widths[2], "l"), _pad(head[3], widths[3], "r"),
+                            head[4]]),
+                 "  ".join(["-" * w for w in widths] + ["-" * max(4, display_width(head[4]))])]
         for label, s in zip(labels, self.items):
-            note = "view" if s.is_view else ""
-            lines.append(f"{label:<{width}}  {str(s.shape):<14}  {str(s.dtype):<15}  "
-                         f"{s.nbytes:>11,}  {note}".rstrip())
+            note = view if s.is_view else ""
+            lines.append("  ".join([_pad(label, widths[0], "l"),
+                                    _pad(str(s.shape), widths[1], "l"),
+                                    _pad(str(s.dtype), widths[2], "l"),
+                                    _pad(f"{s.nbytes:,}", widths[3], "r"), note]).rstrip())
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -3,6 +3,7 @@ import torch
 from support.ipython_shell import shared_shell as get_ipython
 
 from lecture_utils import gpu_cells
+from lecture_utils.i18n import tr
 
 
 def test_marker_detection():
@@ -33,6 +34,19 @@ def test_without_cuda_the_body_never_runs_and_the_skip_is_said(shell, capsys, mo
     assert result.success, result.error_in_exec
     assert capsys.readouterr().out == gpu_cells.SKIP_MESSAGE + "\n"
     assert "body_ran" not in shell.user_ns
+
+
+def test_the_skip_line_is_in_the_notebooks_language(shell, capsys, monkeypatch):
+    """A Chinese notebook says it skipped the cell in Chinese (the English line is the
+    catalog's key, and what an English notebook prints)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    monkeypatch.setenv("LECTURE_LANGUAGE", "zh-CN")
+    capsys.readouterr()
+    assert shell.run_cell(BODY).success
+    printed = capsys.readouterr().out
+    assert printed == tr(gpu_cells.SKIP_MESSAGE, "zh-CN") + "\n"
+    assert "GPU" in printed and printed != gpu_cells.SKIP_MESSAGE + "\n"
 
 
 def test_with_cuda_the_body_runs_and_its_errors_fail_the_cell(shell, monkeypatch):

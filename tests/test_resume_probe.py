@@ -224,3 +224,33 @@ def test_gpu_rng_states_are_graded_without_a_gpu():
     assert rp.resumed(_save_with_gpus, _load_with_gpus, "cuda_rng") == rp.straight("cuda_rng")
     assert rp.resumed(_save_with_gpus, _load, "cuda_rng") != rp.straight("cuda_rng")
     assert rp.resumed(_save_with_gpus, _load_with_gpus, "losses") == rp.straight("losses")
+
+
+def test_saving_must_leave_every_generator_and_loading_the_file_alone():
+    """``saved_part(..., "rng_kept")``: a save that draws a random number (here: a temporary
+    name for an atomic write) moves Python's generator, so a run that saves every N steps and
+    goes on differs from one that never saves; ``resumed(..., "file")``: a load that deletes
+    or rewrites the checkpoint it was asked to read."""
+    assert rp.saved_part(_save, "rng_kept") and rp.saved_part(_save_with_gpus, "rng_kept")
+
+    def save_via_random_name(path, model, optimizer, step):
+        temporary = f"{path}.{random.randrange(10**6)}"
+        _save(temporary, model, optimizer, step)
+        os.replace(temporary, path)
+
+    def save_seeding_torch(path, model, optimizer, step):
+        _save(path, model, optimizer, step)
+        torch.manual_seed(step)
+
+    assert rp.saved_part(save_via_random_name, "model")
+    assert not rp.saved_part(save_via_random_name, "rng_kept")
+    assert not rp.saved_part(save_seeding_torch, "rng_kept")
+    assert rp.resumed(_save, _load, "file") is True and rp.straight("file") is True
+
+    def load_and_delete(path, model, optimizer):
+        step = _load(path, model, optimizer)
+        os.remove(path)
+        return step
+
+    assert rp.resumed(_save, load_and_delete, "file") is False
+    assert rp.resumed(_save, load_and_delete, "losses") == rp.straight("losses")

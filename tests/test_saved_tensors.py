@@ -135,3 +135,33 @@ def test_saves_while_counts_saves_and_none_for_a_hand_derived_backward():
         (x @ w_grad).sum().backward()
 
     assert saves_while(with_autograd) >= 1
+
+
+def test_the_table_speaks_the_notebooks_language_and_keeps_its_columns():
+    """The English table is the one notebook 05 stores (header, rule, rows at fixed widths);
+    in Chinese the header and the "view" note are translated and every column still starts
+    at the same display column in every line."""
+    from lecture_utils.i18n import use_language
+    from lecture_utils.tables import display_width
+
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16, bias=False), nn.ReLU(), nn.Linear(16, 8, bias=False))
+    x = torch.randn(5, 8)
+    with saved_tensors.record_saved() as saved:
+        model(x)
+    with use_language("en"):
+        english = saved.table({"x": x}).splitlines()
+    assert english[0] == f"{'tensor':<6}  {'shape':<14}  {'dtype':<15}  {'bytes':>11}  note"
+    assert english[1] == f"{'-' * 6}  {'-' * 14}  {'-' * 15}  {'-' * 11}  ----"
+    assert english[2] == f"{'x':<6}  {'(5, 8)':<14}  {'torch.float32':<15}  {160:>11,}"
+    with use_language("zh-CN"):
+        chinese = saved.table({"x": x}).splitlines()
+    assert chinese[0].startswith("张量") and "视图" in "\n".join(chinese)
+    assert "tensor" not in chinese[0] and "view" not in "\n".join(chinese[2:])
+
+    rule = chinese[1].split("  ")
+    edges = [display_width("  ".join(rule[:i + 1])) for i in range(len(rule))]
+    header_bytes_end = display_width(chinese[0][:chinese[0].index("字节") + 2])
+    row_bytes_end = display_width(chinese[2][:chinese[2].index("160") + 3])
+    assert header_bytes_end == row_bytes_end == edges[3]
+    assert display_width(chinese[0][:chinese[0].index("形状")]) == edges[0] + 2

@@ -221,3 +221,51 @@ def test_cells_are_keyed_by_id_and_the_library_by_its_tr_calls():
            if c.cell_type == "markdown"]
     assert [u.context for u in units_of(name) if u.context != MESSAGE_CONTEXT] == \
         [cell_context(i) for i in ids]
+
+
+# CommonMark closes "**" only where it is right-flanking: after punctuation it must be
+# followed by a space or punctuation. "**说明：**这份" therefore shows its asterisks (in
+# JupyterLab, markdown-it and nbconvert's mistune alike); "**说明**：这份" is bold.
+_FULL_WIDTH_PUNCTUATION = ("\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+                           "\u2018-\u201f\u2026")
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+
+
+def unclosed_bold(text: str) -> list[str]:
+    """Where ``text`` closes bold (``**``) right after full-width punctuation and directly
+    before a CJK character, which CommonMark does not read as closing; code spans and
+    formulas are left out, and the ``**`` of a paragraph pair up in order."""
+    import re
+
+    found = []
+    for paragraph in re.split(r"\n\s*\n", text):
+        paragraph = re.sub(r"`[^`\n]*`", "C", paragraph)
+        paragraph = re.sub(r"\$[^$\n]*\$", "M", paragraph)
+        marks = [m.start() for m in re.finditer(r"\*\*", paragraph)]
+        for closing in marks[1::2]:
+            before, after = paragraph[closing - 1:closing], paragraph[closing + 2:closing + 3]
+            if (re.fullmatch(f"[{_FULL_WIDTH_PUNCTUATION}]", before)
+                    and re.fullmatch(f"[{_CJK}]", after)):
+                found.append(paragraph[max(0, closing - 12):closing + 6])
+    return found
+
+
+@pytest.mark.parametrize(("text", "bad"), [
+    ("**评分程序的说明：**这份提交", True),
+    ("**评分程序的说明**：这份提交", False),
+    ("**问题：** 一次", False),
+    ("做的事：**先估算，再测量**，并", False),         # an opening "**" after "："
+    ("`a：**b` 和 **粗体**。", False),                  # inside a code span
+])
+def test_unclosed_bold_finds_only_a_closing_mark_before_han(text, bad):
+    assert bool(unclosed_bold(text)) is bad
+
+
+def test_no_translation_closes_bold_where_commonmark_cannot():
+    found = [f"{name}: {entry.msgctxt}: …{where}…"
+             for name in catalog_names() for entry in load(ZH, name)
+             if not entry.obsolete for where in unclosed_bold(entry.msgstr)]
+    readme = TRANSLATIONS.parent / "README.zh-CN.md"
+    found += [f"README.zh-CN.md: …{where}…" for where in unclosed_bold(readme.read_text("utf-8"))]
+    assert not found, ("bold closed after full-width punctuation, before a Han character "
+                       "(write **粗体**：, punctuation outside): " + "; ".join(found))

@@ -93,8 +93,11 @@ def test_calculator_sends_its_script_only_inside_ipython(monkeypatch):
 
     sent = []
     monkeypatch.setattr(IPython.display, "display", lambda obj, **kw: sent.append((obj, kw)))
+    # no shell (another test in this process may have started one): a script would only
+    # print its repr
+    monkeypatch.setattr(IPython, "get_ipython", lambda: None)
     widgets.calculator(lambda x: str(x), {"x": widgets.slider("x", 1, 0, 2, 1)})
-    assert sent == []  # no shell: a script would only print its repr
+    assert sent == []
     monkeypatch.setattr(IPython, "get_ipython", lambda: object())
     widgets.calculator(lambda x: str(x), {"x": widgets.slider("x", 1, 0, 2, 1)})
     assert sent == [({"application/javascript": widgets.A11Y_SCRIPT, "text/plain": ""},

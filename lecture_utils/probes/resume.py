@@ -11,13 +11,14 @@ rate or writes a checkpoint: those are the exercises. The loop takes them as arg
   clipping, on four parameters (one without a gradient) passed as a generator;
   ``uses_torch_clip(clip_grad_norm)``: whether it calls torch's own clipping;
 * ``saved_part(save_checkpoint, part)``: whether the file holds the model, the optimizer
-  state, the step, or each library's RNG state;
+  state, the step, or each library's RNG state, and whether saving left every generator
+  where it was;
 * ``cuda_seeds(set_seed, seed)``: the seed each of two (fake) CUDA devices holds after
   ``set_seed(seed)``;
 * ``resumed(save_checkpoint, load_checkpoint, report, steps, k)``: train ``k`` steps, save,
   build FRESH objects (another init), scramble every RNG, load, continue to ``steps``; report
-  one thing about the result. ``straight(report, steps, k)`` is the same run without the
-  break, for comparison.
+  one thing about the result (or whether loading left the file as it was).
+  ``straight(report, steps, k)`` is the same run without the break, for comparison.
 
 The CUDA part is checked without a GPU: inside ``fake_cuda()`` torch.cuda reports two devices
 and its RNG functions (``manual_seed(_all)``, ``get_rng_state(_all)``, ``set_rng_state(_all)``,
@@ -344,6 +345,8 @@ def straight(report: str, steps: int = 6, k: int = 3) -> Any:
     model, optimizer, tokens = _run_until(k, folder)
     if report == "step":
         return k
+    if report == "file":
+        return True
     return _report(report, model, optimizer, tokens, k, steps)
 
 
@@ -354,7 +357,9 @@ def resumed(save_checkpoint: Callable[..., Any], load_checkpoint: Callable[..., 
     """Train the probe model ``k`` steps, ``save_checkpoint``, then build a fresh model
     (another init) and a fresh AdamW, scramble all RNGs, ``load_checkpoint`` into them and
     report: "step" (what load returned), "rng" (``rng_draws()`` right after loading),
-    "cuda_rng" ([seed, offset] of the two fake GPUs' generators right after loading),
+    "cuda_rng" ([seed, offset] of the two fake GPUs' generators right after loading), "file"
+    (whether the checkpoint file is byte for byte what ``save_checkpoint`` wrote after
+    ``load_checkpoint`` read it),
     "params" (sum and sum of squares of the parameters after loading), "optimizer" (sum of
     AdamW's ``exp_avg_sq`` and the first parameter's step), "losses" (of steps k … steps−1
     after loading) or "final" (sum of the parameters after them)."""
@@ -362,17 +367,35 @@ def resumed(save_checkpoint: Callable[..., Any], load_checkpoint: Callable[..., 
     path = os.path.join(folder, "checkpoint.pt")
     model, optimizer, tokens = _run_until(k, folder)
     save_checkpoint(path, model, optimizer, k)
+    written = _read(path)
     del model, optimizer
     scramble_rngs(k)
     model, optimizer = _setup(init_seed=99)
     step = load_checkpoint(path, model, optimizer)
     if report == "step":
         return step
+    if report == "file":
+        return written is not None and _read(path) == written
     return _report(report, model, optimizer, tokens, k, steps)
 
 
 _PARTS = ("file", "model", "optimizer", "step", "python_rng", "numpy_rng", "torch_rng",
-          "cuda_rng")
+          "cuda_rng", "rng_kept")
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _generator_states() -> list[Any]:
+    """Every global generator's state (Python, NumPy, torch's CPU one, the fake GPUs'), as
+    plain lists that compare with ``==``."""
+    return [_as_list(random.getstate()), _as_list(np.random.get_state()[1:]),
+            torch.get_rng_state().tolist(), [s.tolist() for s in _FAKE[-1].states]]
 
 
 def _walk(obj: Any) -> Iterator[Any]:
@@ -411,7 +434,8 @@ def saved_part(save_checkpoint: Callable[..., Any], part: str) -> bool:
     ``path``), "model" (every tensor of the model's state_dict), "optimizer" (AdamW's
     moments), "step" (the number 1234), "python_rng", "numpy_rng" or "torch_rng" (that
     library's generator state at the moment of saving) or "cuda_rng" (the state of each of
-    the two fake GPUs)."""
+    the two fake GPUs); "rng_kept": whether every global generator is where it was before
+    saving (a run that saves and goes on must draw what it would have drawn)."""
     if part not in _PARTS:
         raise ValueError(f"part is one of {_PARTS}")
     folder = tempfile.mkdtemp()
@@ -421,7 +445,10 @@ def saved_part(save_checkpoint: Callable[..., Any], part: str) -> bool:
               "numpy_rng": np.random.get_state()[1],
               "torch_rng": torch.get_rng_state()}
     cuda_states = [s.clone() for s in _FAKE[-1].states]
+    before = _generator_states()
     save_checkpoint(path, model, optimizer, 1234)
+    if part == "rng_kept":
+        return _generator_states() == before
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         return False
     if part == "file":

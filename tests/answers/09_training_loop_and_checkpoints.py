@@ -21,20 +21,37 @@ def load_checkpoint(path, model, optimizer) -> int:
     return checkpoint["step"]
 '''
 
+# the same, with every GPU's generator too (each answer built on these has one slip only)
+_SAVE_ALL = _SAVE.replace('"torch": torch.get_rng_state()}',
+                          '"torch": torch.get_rng_state(),\n'
+                          '           "cuda": torch.cuda.get_rng_state_all()}')
+_LOAD_ALL = _LOAD.replace('    return checkpoint["step"]',
+                          '    torch.cuda.set_rng_state_all(checkpoint["rng"]["cuda"])\n'
+                          '    return checkpoint["step"]')
+
 WRONG: dict[str, list[str]] = {
     "set_seed": [
-        # seeds torch only
+        # only torch is seeded: Python's random and NumPy's global generator are not
         "def set_seed(seed):\n    torch.manual_seed(seed)\n",
-        # forgets NumPy
+        # NumPy's global generator is not seeded (item 1): np.random.seed(seed) seeds it
         "def set_seed(seed):\n    random.seed(seed)\n    torch.manual_seed(seed)\n",
-        # forgets Python's random
+        # Python's global random is not seeded (item 0): random.seed(seed) seeds it
         "def set_seed(seed):\n    np.random.seed(seed)\n    torch.manual_seed(seed)\n",
         # torch's CPU generator only: torch.default_generator leaves every GPU unseeded
         "def set_seed(seed):\n    random.seed(seed)\n    np.random.seed(seed)\n"
         "    torch.default_generator.manual_seed(seed)\n",
-        # a new NumPy Generator instead of seeding the global one
+        # NumPy's global generator is not seeded (item 1): np.random.seed(seed) seeds it
         "def set_seed(seed):\n    random.seed(seed)\n    np.random.default_rng(seed)\n"
         "    torch.manual_seed(seed)\n",
+        # Python's global random is not seeded (item 0): random.seed(seed) seeds it
+        "def set_seed(seed):\n    random.Random(seed)\n    np.random.seed(seed)\n"
+        "    torch.manual_seed(seed)\n",
+        # torch's global generator is not seeded (item 2): torch.manual_seed(seed) seeds it
+        "def set_seed(seed):\n    random.seed(seed)\n    np.random.seed(seed)\n"
+        "    torch.Generator().manual_seed(seed)\n",
+        # seeds with a fixed number, not with the seed it is given
+        "def set_seed(seed):\n    random.seed(0)\n    np.random.seed(0)\n"
+        "    torch.manual_seed(0)\n",
     ],
     "cosine_lr": [
         # nanoGPT-style warm-up, off by one: (step + 1) / warmup_steps
@@ -73,6 +90,46 @@ def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
     if step > total_steps:
         return min_lr
     progress = (step - warmup_steps - 1) / (total_steps - warmup_steps - 1)
+    return min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * progress))
+''',
+        # warm-up from min_lr instead of from 0
+'''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return min_lr + (max_lr - min_lr) * step / warmup_steps
+    if step > total_steps:
+        return min_lr
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * progress))
+''',
+        # a straight line from max_lr down to min_lr, not half a cosine
+'''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return max_lr * step / warmup_steps
+    if step > total_steps:
+        return min_lr
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
+    return max_lr - (max_lr - min_lr) * progress
+''',
+        # decay progress over total_steps instead of total_steps - warmup_steps
+'''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return max_lr * step / warmup_steps
+    if step > total_steps:
+        return min_lr
+    progress = (step - warmup_steps) / total_steps
+    return min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * progress))
+''',
+        # integer division in the warm-up: step // warmup_steps is 0 until it ends
+'''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    if step < warmup_steps:
+        return step // warmup_steps * max_lr
+    if step > total_steps:
+        return min_lr
+    progress = (step - warmup_steps) / (total_steps - warmup_steps)
     return min_lr + 0.5 * (max_lr - min_lr) * (1 + math.cos(math.pi * progress))
 ''',
     ],
@@ -132,6 +189,35 @@ def clip_grad_norm(parameters, max_norm):
                 p.grad.mul_(max_norm / (total + 1e-6))
     return total
 ''',
+        # the sum of the parameters' norms, not the norm of all gradients together
+'''
+def clip_grad_norm(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = sum(g.norm().item() for g in grads)
+    if total > max_norm:
+        for g in grads:
+            g.mul_(max_norm / (total + 1e-6))
+    return total
+''',
+        # scales a local copy: g = g * c leaves every .grad unchanged
+'''
+def clip_grad_norm(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = math.sqrt(sum((g ** 2).sum().item() for g in grads))
+    if total > max_norm:
+        for g in grads:
+            g = g * (max_norm / (total + 1e-6))
+    return total
+''',
+        # clips each entry to [-max_norm, max_norm] (by value, not by the norm)
+'''
+def clip_grad_norm(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = math.sqrt(sum((g ** 2).sum().item() for g in grads))
+    for g in grads:
+        g.clamp_(-max_norm, max_norm)
+    return total
+''',
         # not hand-written: torch's own clipping
         '''
 def clip_grad_norm(parameters, max_norm):
@@ -147,7 +233,7 @@ def clip_grad_norm(parameters, max_norm):
 ''',
     ],
     "load_checkpoint": [
-        # no RNG states in the checkpoint
+        # no RNG states in the checkpoint: after loading, the generators are not where they were
         '''
 def save_checkpoint(path, model, optimizer, step):
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
@@ -191,10 +277,23 @@ def load_checkpoint(path, model, optimizer):
         + _LOAD.replace('    return checkpoint["step"]',
                         '    torch.cuda.set_rng_state(checkpoint["rng"]["cuda"])\n'
                         '    return checkpoint["step"]'),
-        # the RNG states are saved but load never restores them
+        # the RNG states are saved but never restored: the generators are not where they were
         _SAVE + _LOAD.replace('    random.setstate(checkpoint["rng"]["python"])\n'
                               '    np.random.set_state(checkpoint["rng"]["numpy"])\n'
                               '    torch.set_rng_state(checkpoint["rng"]["torch"])\n', ""),
+        # returns the step after the saved one: the resumed loop would skip a step
+        _SAVE_ALL + _LOAD_ALL.replace('return checkpoint["step"]', 'return checkpoint["step"] + 1'),
+        # torch.load with its default weights_only=True (torch >= 2.6) refuses NumPy's state
+        _SAVE_ALL + _LOAD_ALL.replace("torch.load(path, weights_only=False)", "torch.load(path)"),
+        # an atomic write through a random temporary name moves Python's generator
+        _SAVE_ALL.replace('"step": step, "rng": rng}, path)',
+                          '"step": step, "rng": rng}, temporary)\n    os.replace(temporary, path)'
+                          ).replace('    torch.save(',
+                                    '    temporary = f"{path}.{random.randrange(10**6)}.tmp"\n'
+                                    '    torch.save(') + _LOAD_ALL,
+        # deletes the checkpoint it was asked to read
+        _SAVE_ALL + _LOAD_ALL.replace('    return checkpoint["step"]',
+                                  '    os.remove(path)\n    return checkpoint["step"]'),
         # "load" that rebinds a local name instead of loading into the given objects
         _SAVE + '''
 def load_checkpoint(path, model, optimizer):
@@ -213,6 +312,10 @@ RIGHT: dict[str, list[str]] = {
     "set_seed": [
         "def set_seed(seed):\n    torch.manual_seed(seed)\n    np.random.seed(seed)\n"
         "    random.seed(seed)\n",
+        # NumPy seeded by setting a state made from the seed, torch through torch.random
+        "def set_seed(seed):\n    random.seed(seed)\n"
+        "    np.random.set_state(np.random.RandomState(seed).get_state())\n"
+        "    torch.random.manual_seed(seed)\n    return seed\n",
         '''
 import random as _random
 
@@ -226,6 +329,15 @@ def set_seed(seed: int) -> None:
 ''',
     ],
     "cosine_lr": [
+        # float32 torch arithmetic, returned as a 0-d tensor
+        '''
+def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
+    s = torch.tensor(float(step))
+    if step < warmup_steps:
+        return max_lr * s / warmup_steps
+    progress = torch.clamp((s - warmup_steps) / (total_steps - warmup_steps), max=1.0)
+    return min_lr + (max_lr - min_lr) * (1 + torch.cos(torch.pi * progress)) / 2
+''',
         '''
 def cosine_lr(step, max_lr, min_lr, warmup_steps, total_steps):
     if step < warmup_steps:
@@ -256,6 +368,16 @@ def clip_grad_norm(parameters, max_norm):
             g.mul_(scale)
     return norm
 ''',
+        # NumPy float64 for the norm (returned as a NumPy scalar), torch.mul(..., out=g)
+        '''
+def clip_grad_norm(parameters, max_norm):
+    grads = [p.grad for p in parameters if p.grad is not None]
+    total = np.sqrt(sum(np.square(g.detach().numpy().astype(np.float64)).sum() for g in grads))
+    if max_norm < total:
+        for g in grads:
+            torch.mul(g, max_norm / (total + 1e-6), out=g)
+    return total
+''',
         '''
 def clip_grad_norm(parameters, max_norm):
     grads = []
@@ -271,6 +393,35 @@ def clip_grad_norm(parameters, max_norm):
 ''',
     ],
     "load_checkpoint": [
+        # through file handles, map_location="cpu", a deep copy; the GPUs only where CUDA is
+        '''
+import copy as _copy
+
+
+def save_checkpoint(path, model, optimizer, step):
+    state = {"weights": _copy.deepcopy(model.state_dict()),
+             "adamw": optimizer.state_dict(), "step": int(step),
+             "generators": {"random": random.getstate(), "numpy": np.random.get_state(),
+                            "torch": torch.random.get_rng_state(),
+                            "cuda": (torch.cuda.get_rng_state_all()
+                                     if torch.cuda.is_available() else [])}}
+    with open(path, "wb") as handle:
+        torch.save(state, handle)
+
+
+def load_checkpoint(path, model, optimizer):
+    with open(path, "rb") as handle:
+        state = torch.load(handle, map_location="cpu", weights_only=False)
+    model.load_state_dict(state["weights"], strict=True)
+    optimizer.load_state_dict(state["adamw"])
+    generators = state["generators"]
+    random.setstate(generators["random"])
+    np.random.set_state(generators["numpy"])
+    torch.random.set_rng_state(generators["torch"])
+    if torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(generators["cuda"])
+    return state["step"]
+''',
         # NumPy's state stored as a tensor, so the default weights_only load works
         '''
 def save_checkpoint(path, model, optimizer, step):
