@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from autograder.course import assignments, instructor_notebook  # noqa: E402
 from lecture_utils.gpu_cells import SKIP_MESSAGE, is_gpu_only  # noqa: E402
+from lecture_utils.i18n import LANGUAGES, tr  # noqa: E402
 
 
 def gpu_cells(notebook: nbformat.NotebookNode) -> tuple[int, int]:
@@ -34,7 +35,7 @@ def gpu_cells(notebook: nbformat.NotebookNode) -> tuple[int, int]:
         if cell.cell_type != "code" or not is_gpu_only(cell.source):
             continue
         printed = "".join(o.get("text", "") for o in cell.get("outputs", []))
-        if SKIP_MESSAGE in printed:
+        if any(tr(SKIP_MESSAGE, language) in printed for language in LANGUAGES):
             skipped += 1
         else:
             ran += 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from lecture_utils.i18n import N_, tr
+from lecture_utils.i18n import N_, tr, tr_format
 from lecture_utils.tables import text_table
 
 
@@ -33,7 +33,7 @@ class EstimateTable:
         return [m / e if e else None for _, e, m in self.rows]
 
     def __str__(self) -> str:
-        unit = f" ({tr(self.unit)})" if self.unit else ""
+        unit = tr_format(" ({unit})", unit=tr(self.unit)) if self.unit else ""
         label = tr(self.measured_label)
         estimate = tr("estimate")
         table = [(tr("quantity"), f"{estimate}{unit}", f"{label}{unit}", f"{label}/{estimate}")]

@@ -163,6 +163,11 @@ def translate_figure(fig: Any) -> None:
     for text in texts:
         if text.get_text():
             text.set_text(tr(text.get_text()))
+    for ax in fig.axes:  # the CJK fallback font has one weight: a bold title mixes weights
+        for title in (ax.title, ax._left_title, ax._right_title):
+            title.set_fontweight("normal")
+    if fig._suptitle is not None:
+        fig._suptitle.set_fontweight("normal")
 
 
 def figure_bundle(fig: Any, alt: str) -> dict[str, str]:

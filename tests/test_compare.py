@@ -21,3 +21,13 @@ def test_figures_from_papers_are_labelled_reported_not_measured():
     table = EstimateTable("FLOPs", measured_label="reported").add("GPT-3", 3.15e23, 3.14e23)
     header = str(table).splitlines()[0].split()
     assert "reported" in header and "reported/estimate" in header and "measured" not in header
+
+
+def test_a_chinese_table_puts_its_unit_in_full_width_brackets():
+    """Kills: the unit written as " (FLOPs)" in a Chinese header beside full-width text."""
+    from lecture_utils.i18n import use_language
+
+    with use_language("zh-CN"):
+        text = str(EstimateTable("FLOPs").add("x", 6.0, 6.0))
+    assert "（FLOPs）" in text and " (FLOPs)" not in text
+    assert " (FLOPs)" in str(EstimateTable("FLOPs").add("x", 6.0, 6.0))

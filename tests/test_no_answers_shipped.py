@@ -2,8 +2,9 @@
 
 Two ways an answer could leak: a helper under the exercise's own name (the student writes
 `training_days = helpers.training_days`), or any helper that happens to compute the same thing.
-The second test tries every public callable of the package in place of each solution and
-runs that exercise's checks, hidden ones included: none may pass them all.
+The second test tries every function and class of the package, its subpackages' and private
+ones included, in place of each solution and runs that exercise's checks, hidden ones
+included: none may pass them all.
 
 Helpers are called with arguments meant for other functions (a GPU-sized batch, say), so
 the trials run in one separate process with its memory capped: a helper that asks for 30 GiB
@@ -34,16 +35,19 @@ from autograder.notebook import read_notebook
 from autograder.spec import load_spec
 from lecture_utils.checks import evaluate, judge
 
-MODULES = [importlib.import_module(f"lecture_utils.{m.name}")
-           for m in pkgutil.iter_modules(lecture_utils.__path__)]
+# every module, the probes' too: a probe's private writer once answered an exercise
+MODULES = [importlib.import_module(m.name)
+           for m in pkgutil.walk_packages(lecture_utils.__path__, "lecture_utils.")]
 
 
 def _helpers() -> dict[str, object]:
+    """Every function and class the package defines, private ones included (a student can
+    import ``_raw`` as easily as ``raw``), each once, under the module that defines it."""
     found = {}
     for module in MODULES:
         for name, value in vars(module).items():
-            if callable(value) and not name.startswith("_") and \
-                    getattr(value, "__module__", "").startswith("lecture_utils"):
+            if callable(value) and not name.startswith("__") and \
+                    getattr(value, "__module__", "") == module.__name__:
                 found[f"{module.__name__}.{name}"] = value
     return found
 
