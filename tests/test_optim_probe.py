@@ -166,3 +166,53 @@ def test_uses_torch_optim_sees_fused_kernels_by_any_path():
     assert uses_torch_optim(_FusedSGDByOps(probe_groups()))
     assert uses_torch_optim(_FusedAdagradByC(probe_groups()))
     assert not uses_torch_optim(_HandSGD(probe_groups()))
+
+
+def test_state_dtypes_names_the_dtype_of_the_buffers():
+    from lecture_utils.probes.optim import state_dtypes
+
+    assert state_dtypes(torch.optim.AdamW(probe_groups()), steps=2) == ["torch.float64"]
+    assert state_dtypes(torch.optim.SGD(probe_groups(), lr=0.1), steps=2) == []
+
+    class Float32State(torch.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {})
+
+        def step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self.state[p].setdefault("buf", torch.zeros(p.shape))
+
+    assert state_dtypes(Float32State(probe_groups())) == ["torch.float32"]
+
+
+def test_grads_kept_tells_an_update_that_writes_into_grad():
+    from lecture_utils.probes.optim import grads_kept
+
+    assert grads_kept(torch.optim.AdamW(probe_groups()))
+    assert grads_kept(torch.optim.SGD(probe_groups(), lr=0.1))
+
+    class ScalesGrad(torch.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+        @torch.no_grad()
+        def step(self):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        p.grad.mul_(group["lr"])
+                        p.sub_(p.grad)
+
+    assert not grads_kept(ScalesGrad(probe_groups()))
+
+
+def test_python_steps_replaces_step_tensors_by_numbers():
+    from lecture_utils.probes.optim import python_steps
+
+    optimizer = python_steps(stepped(torch.optim.AdamW(probe_groups()), steps=2))
+    steps = [state["step"] for state in optimizer.state.values()]
+    assert steps and all(isinstance(s, float) for s in steps)
+    assert all(isinstance(v, torch.Tensor) for state in optimizer.state.values()
+               for k, v in state.items() if k != "step")

@@ -114,6 +114,50 @@ def buffers(optimizer: torch.optim.Optimizer, steps: int = 1) -> list[int]:
     return counts
 
 
+def state_dtypes(optimizer: torch.optim.Optimizer, steps: int = 1) -> list[str]:
+    """The dtypes of the tensors of a parameter's shape that ``optimizer`` (built on
+    ``probe_groups(...)``, float64 parameters) keeps in its state after ``steps`` steps, each
+    dtype once, sorted: ``["torch.float64"]`` for torch's optimizers, whose buffers take
+    their parameter's dtype (``torch.zeros_like(p)``); ``torch.zeros(p.shape)`` makes
+    float32 ones."""
+    params = _params_of(optimizer)
+    for _ in _run(optimizer, steps):
+        pass
+    return sorted({str(v.dtype) for name in NAMES
+                   for v in optimizer.state.get(params[name], {}).values()
+                   if isinstance(v, torch.Tensor) and v.shape == params[name].shape})
+
+
+def grads_kept(optimizer: torch.optim.Optimizer, steps: int = 3) -> bool:
+    """True if every ``step`` of ``optimizer`` (built on ``probe_groups(...)``) leaves each
+    parameter's ``.grad`` as ``backward`` made it: the same values, and None where it was
+    None. An update that works in ``p.grad`` itself (``p.grad.mul_(lr)``) changes it, and
+    code that reads the gradients after the step (logging, a count of zeros) sees wrong ones."""
+    params = _params_of(optimizer)
+    for step in range(1, steps + 1):
+        optimizer.zero_grad(set_to_none=True)
+        _loss(params, step).backward()
+        before = {name: None if p.grad is None else p.grad.clone()
+                  for name, p in params.items()}
+        optimizer.step()
+        for name, p in params.items():
+            if (p.grad is None) != (before[name] is None):
+                return False
+            if p.grad is not None and not torch.equal(p.grad, before[name]):
+                return False
+    return True
+
+
+def python_steps(optimizer: torch.optim.Optimizer) -> torch.optim.Optimizer:
+    """``optimizer`` with every 0-d ``step`` tensor in its state replaced by the Python
+    number it holds, as many hand-written optimizers keep their step count; for checks of
+    code that walks the state and must skip what is not a tensor."""
+    for state in optimizer.state.values():
+        if isinstance(state.get("step"), torch.Tensor) and state["step"].dim() == 0:
+            state["step"] = state["step"].item()
+    return optimizer
+
+
 _TORCH_CLASSES = ("SGD", "Adagrad", "RMSprop", "Adam", "AdamW")
 _TORCH_MODULES = ("sgd", "adagrad", "rmsprop", "adam", "adamw")
 

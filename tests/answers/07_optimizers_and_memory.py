@@ -46,6 +46,27 @@ WRONG: dict[str, list[str]] = {
         'class SGD(torch.optim.SGD):\n'
         '    def __init__(self, params, lr):\n'
         '        super().__init__(params, lr=lr)\n',
+        # the update worked out in p.grad itself (p.grad.mul_): the gradients that backward made
+        # are changed
+        'class SGD(torch.optim.Optimizer):\n'
+        '    """Plain stochastic gradient descent: p ← p − lr · grad. Keeps no state."""\n'
+        '\n'
+        '    def __init__(self, params, lr: float):\n'
+        '        super().__init__(params, dict(lr=lr))\n'
+        '\n'
+        '    @torch.no_grad()\n'
+        '    def step(self, closure=None):\n'
+        '        loss = None\n'
+        '        if closure is not None:\n'
+        '            with torch.enable_grad():\n'
+        '                loss = closure()\n'
+        '        for group in self.param_groups:\n'
+        '            for p in group["params"]:\n'
+        '                if p.grad is None:           # no gradient this step: leave it alone\n'
+        '                    continue\n'
+        '                p.grad.mul_(group["lr"])\n'
+        '                p.sub_(p.grad)\n'
+        '        return loss',
     ],
     'AdaGrad': [
         # eps inside the square root
@@ -107,6 +128,58 @@ WRONG: dict[str, list[str]] = {
         'class AdaGrad(torch.optim.Adagrad):\n'
         '    def __init__(self, params, lr=1e-2, eps=1e-10):\n'
         '        super().__init__(params, lr=lr, eps=eps)\n',
+        # state made with torch.zeros(p.shape): float32 on the CPU, whatever the parameter's dtype
+        'class AdaGrad(torch.optim.Optimizer):\n'
+        '    """AdaGrad: divide each gradient by the root of the sum of its past squares."""\n'
+        '\n'
+        '    def __init__(self, params, lr: float = 1e-2, eps: float = 1e-10):\n'
+        '        super().__init__(params, dict(lr=lr, eps=eps))\n'
+        '\n'
+        '    @torch.no_grad()\n'
+        '    def step(self, closure=None):\n'
+        '        loss = None\n'
+        '        if closure is not None:\n'
+        '            with torch.enable_grad():\n'
+        '                loss = closure()\n'
+        '        for group in self.param_groups:\n'
+        '            for p in group["params"]:\n'
+        '                if p.grad is None:\n'
+        '                    continue\n'
+        '                state = self.state[p]\n'
+        '                if not state:                # created on the first step with a gradient\n'
+        '                    state["step"] = torch.tensor(0.0)\n'
+        '                    state["sum"] = torch.zeros(p.shape)\n'
+        '                state["step"] += 1\n'
+        '                state["sum"].addcmul_(p.grad, p.grad)\n'
+        '                std = state["sum"].sqrt().add_(group["eps"])     # eps outside the root\n'
+        '                p.addcdiv_(p.grad, std, value=-group["lr"])\n'
+        '        return loss',
+        # the gradient divided in place (p.grad.div_): the update is right but p.grad is changed
+        'class AdaGrad(torch.optim.Optimizer):\n'
+        '    """AdaGrad: divide each gradient by the root of the sum of its past squares."""\n'
+        '\n'
+        '    def __init__(self, params, lr: float = 1e-2, eps: float = 1e-10):\n'
+        '        super().__init__(params, dict(lr=lr, eps=eps))\n'
+        '\n'
+        '    @torch.no_grad()\n'
+        '    def step(self, closure=None):\n'
+        '        loss = None\n'
+        '        if closure is not None:\n'
+        '            with torch.enable_grad():\n'
+        '                loss = closure()\n'
+        '        for group in self.param_groups:\n'
+        '            for p in group["params"]:\n'
+        '                if p.grad is None:\n'
+        '                    continue\n'
+        '                state = self.state[p]\n'
+        '                if not state:                # created on the first step with a gradient\n'
+        '                    state["step"] = torch.tensor(0.0)\n'
+        '                    state["sum"] = torch.zeros_like(p)\n'
+        '                state["step"] += 1\n'
+        '                state["sum"].addcmul_(p.grad, p.grad)\n'
+        '                std = state["sum"].sqrt().add_(group["eps"])     # eps outside the root\n'
+        '                p.add_(p.grad.div_(std), alpha=-group["lr"])\n'
+        '        return loss',
     ],
     'RMSProp': [
         # eps inside the square root
@@ -231,6 +304,58 @@ WRONG: dict[str, list[str]] = {
         'group["alpha"])\n'
         '                p.addcdiv_(p.grad, avg.sqrt().add_(group["eps"]), value=-group["lr"])\n'
         '        return loss\n',
+        # state made with torch.zeros(p.shape): float32 on the CPU, whatever the parameter's dtype
+        'class RMSProp(torch.optim.Optimizer):\n'
+        '    """RMSProp: divide each gradient by the root of a running average of its squares."""\n'
+        '\n'
+        '    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8):\n'
+        '        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps))\n'
+        '\n'
+        '    @torch.no_grad()\n'
+        '    def step(self, closure=None):\n'
+        '        loss = None\n'
+        '        if closure is not None:\n'
+        '            with torch.enable_grad():\n'
+        '                loss = closure()\n'
+        '        for group in self.param_groups:\n'
+        '            for p in group["params"]:\n'
+        '                if p.grad is None:\n'
+        '                    continue\n'
+        '                state = self.state[p]\n'
+        '                if not state:                # lazily, as torch.optim.RMSprop does\n'
+        '                    state["step"] = torch.tensor(0.0)\n'
+        '                    state["square_avg"] = torch.zeros(p.shape)\n'
+        '                state["step"] += 1\n'
+        '                avg = state["square_avg"]\n'
+        '                avg.mul_(group["alpha"]).addcmul_(p.grad, p.grad, value=1 - group["alpha"])\n'
+        '                p.addcdiv_(p.grad, avg.sqrt().add_(group["eps"]), value=-group["lr"])\n'
+        '        return loss',
+        # the gradient divided in place (p.grad.div_): the update is right but p.grad is changed
+        'class RMSProp(torch.optim.Optimizer):\n'
+        '    """RMSProp: divide each gradient by the root of a running average of its squares."""\n'
+        '\n'
+        '    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8):\n'
+        '        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps))\n'
+        '\n'
+        '    @torch.no_grad()\n'
+        '    def step(self, closure=None):\n'
+        '        loss = None\n'
+        '        if closure is not None:\n'
+        '            with torch.enable_grad():\n'
+        '                loss = closure()\n'
+        '        for group in self.param_groups:\n'
+        '            for p in group["params"]:\n'
+        '                if p.grad is None:\n'
+        '                    continue\n'
+        '                state = self.state[p]\n'
+        '                if not state:                # lazily, as torch.optim.RMSprop does\n'
+        '                    state["step"] = torch.tensor(0.0)\n'
+        '                    state["square_avg"] = torch.zeros_like(p)\n'
+        '                state["step"] += 1\n'
+        '                avg = state["square_avg"]\n'
+        '                avg.mul_(group["alpha"]).addcmul_(p.grad, p.grad, value=1 - group["alpha"])\n'
+        '                p.add_(p.grad.div_(avg.sqrt().add_(group["eps"])), alpha=-group["lr"])\n'
+        '        return loss',
     ],
     'AdamW': [
         # no bias correction
@@ -597,6 +722,77 @@ WRONG: dict[str, list[str]] = {
         '                p -= lr * group["weight_decay"] * p\n'
         '                state["m"], state["v"], state["t"] = m, v, t + 1\n'
         '        return loss\n',
+        # moments made with torch.zeros(p.shape): float32 on the CPU, whatever the parameter's
+        # dtype
+        'class AdamW(torch.optim.Optimizer):\n'
+        '    """Adam with decoupled weight decay (Loshchilov & Hutter), as torch.optim.AdamW."""\n'
+        '\n'
+        '    def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),\n'
+        '                 eps: float = 1e-8, weight_decay: float = 1e-2):\n'
+        '        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))\n'
+        '\n'
+        '    @torch.no_grad()\n'
+        '    def step(self, closure=None):\n'
+        '        loss = None\n'
+        '        if closure is not None:\n'
+        '            with torch.enable_grad():\n'
+        '                loss = closure()\n'
+        '        for group in self.param_groups:\n'
+        '            lr, (beta1, beta2) = group["lr"], group["betas"]\n'
+        '            for p in group["params"]:\n'
+        '                if p.grad is None:\n'
+        '                    continue\n'
+        '                state = self.state[p]\n'
+        '                if not state:                # lazy: only parameters that get a gradient\n'
+        '                    state["step"] = torch.tensor(0.0, dtype=torch.float64)\n'
+        '                    state["exp_avg"] = torch.zeros(p.shape)\n'
+        '                    state["exp_avg_sq"] = torch.zeros(p.shape)\n'
+        '                state["step"] += 1           # this parameter\'s own count of updates\n'
+        '                t = state["step"].item()\n'
+        '                m, v = state["exp_avg"], state["exp_avg_sq"]\n'
+        '                p.mul_(1 - lr * group["weight_decay"])        # decoupled, scaled by lr\n'
+        '                m.mul_(beta1).add_(p.grad, alpha=1 - beta1)\n'
+        '                v.mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)\n'
+        '                m_hat = m / (1 - beta1 ** t)                    # bias corrections\n'
+        '                v_hat = v / (1 - beta2 ** t)\n'
+        '                p.addcdiv_(m_hat, v_hat.sqrt().add_(group["eps"]), value=-lr)\n'
+        '        return loss',
+        # p.grad cleared after use (p.grad.zero_()) inside step: zero_grad's job, and the
+        # gradients are lost to code after the step
+        'class AdamW(torch.optim.Optimizer):\n'
+        '    """Adam with decoupled weight decay (Loshchilov & Hutter), as torch.optim.AdamW."""\n'
+        '\n'
+        '    def __init__(self, params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),\n'
+        '                 eps: float = 1e-8, weight_decay: float = 1e-2):\n'
+        '        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay))\n'
+        '\n'
+        '    @torch.no_grad()\n'
+        '    def step(self, closure=None):\n'
+        '        loss = None\n'
+        '        if closure is not None:\n'
+        '            with torch.enable_grad():\n'
+        '                loss = closure()\n'
+        '        for group in self.param_groups:\n'
+        '            lr, (beta1, beta2) = group["lr"], group["betas"]\n'
+        '            for p in group["params"]:\n'
+        '                if p.grad is None:\n'
+        '                    continue\n'
+        '                state = self.state[p]\n'
+        '                if not state:                # lazy: only parameters that get a gradient\n'
+        '                    state["step"] = torch.tensor(0.0, dtype=torch.float64)\n'
+        '                    state["exp_avg"] = torch.zeros_like(p)\n'
+        '                    state["exp_avg_sq"] = torch.zeros_like(p)\n'
+        '                state["step"] += 1           # this parameter\'s own count of updates\n'
+        '                t = state["step"].item()\n'
+        '                m, v = state["exp_avg"], state["exp_avg_sq"]\n'
+        '                p.mul_(1 - lr * group["weight_decay"])        # decoupled, scaled by lr\n'
+        '                m.mul_(beta1).add_(p.grad, alpha=1 - beta1)\n'
+        '                v.mul_(beta2).addcmul_(p.grad, p.grad, value=1 - beta2)\n'
+        '                p.grad.zero_()\n'
+        '                m_hat = m / (1 - beta1 ** t)                    # bias corrections\n'
+        '                v_hat = v / (1 - beta2 ** t)\n'
+        '                p.addcdiv_(m_hat, v_hat.sqrt().add_(group["eps"]), value=-lr)\n'
+        '        return loss',
     ],
     'optimizer_state_bytes': [
         # forgets the 0-d step tensors
@@ -624,6 +820,14 @@ WRONG: dict[str, list[str]] = {
         '               for state in optimizer.state.values()\n'
         '               for value in state.values()\n'
         '               if isinstance(value, torch.Tensor))\n',
+        # every element counted as 8 bytes: the step tensors are float32, 4 bytes
+        'def optimizer_state_bytes(optimizer):\n'
+        '    return sum(v.numel() * 8 for s in optimizer.state.values() for v in s.values()\n'
+        '               if isinstance(v, torch.Tensor))\n',
+        # every value of the state taken for a tensor: a plain-number step raises AttributeError
+        'def optimizer_state_bytes(optimizer):\n'
+        '    return sum(v.numel() * v.element_size() for s in optimizer.state.values()\n'
+        '               for v in s.values())\n',
     ],
     'bytes_per_parameter': [
         # forgets the gradients
@@ -662,6 +866,18 @@ WRONG: dict[str, list[str]] = {
         '                     "adam": 1, "adamw": 1}[optimizer_name]\n'
         '    element = torch.tensor([], dtype=dtype).element_size()\n'
         '    return (1 + 1 + state_tensors) * element        # parameter + gradient + state\n',
+        # dtype ignored: every tensor counted at fp32's 4 bytes
+        'def bytes_per_parameter(optimizer_name, dtype=torch.float32):\n'
+        "    return {'sgd': 8, 'sgd_momentum': 12, 'adagrad': 12, 'rmsprop': 12, 'adam': 16,\n"
+        "            'adamw': 16}[optimizer_name]\n",
+        # SGD with momentum given no state: the momentum buffer is one tensor per parameter
+        'def bytes_per_parameter(optimizer_name, dtype=torch.float32):\n'
+        "    k = {'sgd': 0, 'sgd_momentum': 0, 'adagrad': 1, 'rmsprop': 1, 'adam': 2, 'adamw': 2}[optimizer_name]\n"
+        '    return (2 + k) * dtype.itemsize\n',
+        # the optimizer state always in fp32 (the mixed recipe), where here everything is in dtype
+        'def bytes_per_parameter(optimizer_name, dtype=torch.float32):\n'
+        "    k = {'sgd': 0, 'sgd_momentum': 1, 'adagrad': 1, 'rmsprop': 1, 'adam': 2, 'adamw': 2}[optimizer_name]\n"
+        '    return 2 * dtype.itemsize + 4 * k\n',
     ],
 }
 
@@ -754,6 +970,31 @@ RIGHT: dict[str, list[str]] = {
         '                state["G"] = state.get("G", torch.zeros_like(p)) + g * g\n'
         '                p -= group["lr"] * g / (torch.sqrt(state["G"]) + group["eps"])\n'
         '        return loss\n',
+        # torch's foreach kernels over each group's parameters that have a gradient
+        'class AdaGrad(torch.optim.Optimizer):\n'
+        '    """AdaGrad: divide each gradient by the root of the sum of its past squares."""\n'
+        '\n'
+        '    def __init__(self, params, lr: float = 1e-2, eps: float = 1e-10):\n'
+        '        super().__init__(params, dict(lr=lr, eps=eps))\n'
+        '\n'
+        '    @torch.no_grad()\n'
+        '    def step(self, closure=None):\n'
+        '        loss = None\n'
+        '        if closure is not None:\n'
+        '            with torch.enable_grad():\n'
+        '                loss = closure()\n'
+        '        for group in self.param_groups:\n'
+        '            params = [p for p in group["params"] if p.grad is not None]\n'
+        '            if not params:\n'
+        '                continue\n'
+        '            for p in params:\n'
+        '                self.state[p].setdefault("sum", torch.zeros_like(p))\n'
+        '            grads = [p.grad for p in params]\n'
+        '            sums = [self.state[p]["sum"] for p in params]\n'
+        '            torch._foreach_addcmul_(sums, grads, grads)\n'
+        '            stds = torch._foreach_add(torch._foreach_sqrt(sums), group["eps"])\n'
+        '            torch._foreach_addcdiv_(params, grads, stds, value=-group["lr"])\n'
+        '        return loss',
     ],
     'RMSProp': [
         # lerp for the moving average, no step counter kept
@@ -941,6 +1182,14 @@ RIGHT: dict[str, list[str]] = {
         '                if torch.is_tensor(value):\n'
         '                    total += value.nelement() * value.itemsize\n'
         '    return int(total)\n',
+        # nbytes of every tensor, found with torch.is_tensor
+        'def optimizer_state_bytes(optimizer):\n'
+        '    total = 0\n'
+        '    for state in optimizer.state.values():\n'
+        '        for value in state.values():\n'
+        '            if torch.is_tensor(value):\n'
+        '                total += value.nbytes\n'
+        '    return total\n',
     ],
     'bytes_per_parameter': [
         # an if-chain and dtype.itemsize
@@ -957,5 +1206,9 @@ RIGHT: dict[str, list[str]] = {
         '    moments = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1, "adam": '
         '2, "adamw": 2}\n'
         '    return (torch.finfo(dtype).bits // 8) * (2 + moments[optimizer_name])\n',
+        # finfo's bits over 8, an int
+        'def bytes_per_parameter(optimizer_name, dtype=torch.float32):\n'
+        "    k = {'sgd': 0, 'sgd_momentum': 1, 'adagrad': 1, 'rmsprop': 1, 'adam': 2, 'adamw': 2}[optimizer_name]\n"
+        '    return (2 + k) * torch.finfo(dtype).bits // 8\n',
     ],
 }

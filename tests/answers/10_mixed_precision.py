@@ -71,9 +71,40 @@ WRONG: dict[str, list[str]] = {
         '    nonzero = grads != 0\n'
         '    stored = (grads * scale).to(torch.float16)\n'
         '    return float(((stored == 0) & nonzero).sum() / nonzero.sum())\n',
+        # only the positive entries counted: a negative value that becomes -0.0 is lost too (-0.0
+        # == 0 is True)
+        'def underflow_fraction(grads, scale=1.0):\n'
+        '    positive = grads > 0\n'
+        '    if not positive.any():\n'
+        '        return 0.0\n'
+        '    lost = positive & ((grads * scale).half() == 0)\n'
+        '    return lost.sum().item() / positive.sum().item()\n',
+        # a signed comparison (x < edge) counts every negative value as lost: compare |x|, or let
+        # the cast decide
+        'def underflow_fraction(grads, scale=1.0):\n'
+        '    nonzero = grads != 0\n'
+        '    if not nonzero.any():\n'
+        '        return 0.0\n'
+        '    lost = nonzero & (grads * scale <= 2.0**-25)\n'
+        '    return lost.sum().item() / nonzero.sum().item()\n',
+        # grads multiplied in place (grads *= scale or mul_): multiply out of place
+        'def underflow_fraction(grads, scale=1.0):\n'
+        '    nonzero = grads != 0\n'
+        '    if not nonzero.any():\n'
+        '        return 0.0\n'
+        '    grads *= scale\n'
+        '    lost = nonzero & (grads.half() == 0)\n'
+        '    return lost.sum().item() / nonzero.sum().item()\n',
+        # a loop over the first dimension, as if grads were always 1-D
+        'def underflow_fraction(grads, scale=1.0):\n'
+        '    values = [g for g in grads if g != 0]\n'
+        '    if not values:\n'
+        '        return 0.0\n'
+        '    return sum(1 for g in values if (g * scale).half() == 0) / len(values)\n',
     ],
     'RECIPE_BYTES': [
-        # master copy forgotten in the mixed recipes
+        # master copy forgotten: a bf16 or fp16 model's optimizer updates an fp32 copy of each weight, 4
+        # bytes
         'RECIPE_BYTES = {}\n'
         'RECIPE_BYTES = {\n'
         '    "fp32": 4 + 4 + 4 + 4,\n'
@@ -103,7 +134,7 @@ WRONG: dict[str, list[str]] = {
         '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4,\n'
         '    "bf16 pure": 2 + 2 + 2,\n'
         '}\n',
-        # AdamW's two moments counted as one only in the pure bf16 recipe
+        # AdamW's two moments counted as one: m and v, 2 bytes each in bf16
         'RECIPE_BYTES = {}\n'
         'RECIPE_BYTES = {\n'
         '    "fp32": 4 + 4 + 4 + 4,\n'
@@ -123,7 +154,8 @@ WRONG: dict[str, list[str]] = {
         '    "bf16 mixed, fp32 grads": 2 + 4 + 4 + 4 + 4,\n'
         '    "bf16 pure": 2 + 2 + 2 + 2,\n'
         '}\n',
-        # autocast assumed to store bf16 weights and gradients (2 + 2 + 4 + 4)
+        # autocast assumed to store bf16 weights and gradients (2 + 2 + 4 + 4): it keeps them in
+        # fp32 and only runs matmuls in bf16
         'RECIPE_BYTES = {}\n'
         'RECIPE_BYTES = {\n'
         '    "fp32": 4 + 4 + 4 + 4,\n'
@@ -180,6 +212,21 @@ RIGHT: dict[str, list[str]] = {
         '        return 0.0\n'
         '    stored = torch.tensor([v * scale for v in values], dtype=torch.float32).half()\n'
         '    return sum(1 for s in stored.tolist() if s == 0) / len(values)\n',
+        # count_nonzero before and after the cast, the fraction as a Python float
+        'def underflow_fraction(grads, scale=1.0):\n'
+        '    total = torch.count_nonzero(grads)\n'
+        '    if total == 0:\n'
+        '        return 0.0\n'
+        '    kept = torch.count_nonzero(grads.mul(scale).to(torch.float16))\n'
+        '    return float((total - kept) / total)\n',
+        # NumPy's float16, from a float64 array
+        'def underflow_fraction(grads, scale=1.0):\n'
+        '    import numpy as np\n'
+        '    values = grads.detach().double().numpy().ravel() * scale\n'
+        '    values = values[values != 0]\n'
+        '    if values.size == 0:\n'
+        '        return 0.0\n'
+        '    return float(np.mean(values.astype(np.float32).astype(np.float16) == 0))\n',
     ],
     'RECIPE_BYTES': [
         # plain numbers, a dict built up key by key
