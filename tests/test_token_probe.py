@@ -86,18 +86,84 @@ def test_saved_file_reports_bytes_and_raw_values():
     assert saved_file(lambda p: np.asarray([1, 2]).tofile(p))[0] == 16   # int64 as it comes
 
 
+def test_saved_file_names_the_npy_file_np_save_wrote():
+    with pytest.raises(FileNotFoundError, match=r"tokens\.bin\.npy was: np\.save adds"):
+        saved_file(lambda p: np.save(p, np.asarray([1, 2], np.uint16)))
+    with pytest.raises(FileNotFoundError):               # nothing written at all: the OS's error
+        saved_file(lambda p: None)
+
+
 def test_opened_file_describes_the_map():
     def read_only(path, dtype=np.uint16):
         return np.memmap(path, dtype=dtype, mode="r")
 
     report = opened_file(read_only, [5, 6, 7])
-    assert report == {"memmap": True, "writeable": False, "dtype": "uint16", "values": [5, 6, 7]}
+    assert report == {"kind": "memmap", "writeable": False, "dtype": "uint16", "values": [5, 6, 7]}
     assert to_plain(report) == report
-    assert opened_file(lambda p: np.memmap(p, dtype=np.uint16), [1])["writeable"]
-    assert not opened_file(lambda p: np.fromfile(p, dtype=np.uint16), [1])["memmap"]
-    assert not opened_file(lambda p: read_only(p).copy(), [1])["memmap"]
+    assert opened_file(lambda p: read_only(p)[1:], [1, 2])["kind"] == "memmap"   # a view
+    assert opened_file(lambda p: np.memmap(open(p, "rb"), np.uint16, mode="r"), [1]) == \
+        {"kind": "memmap", "writeable": False, "dtype": "uint16", "values": [1]}
     assert opened_file(lambda p: read_only(p, np.uint32), [70000], dtype=np.uint32)["values"] \
         == [70000]
+
+
+def test_opened_file_tells_copies_and_other_maps_apart():
+    def read_only(path, dtype=np.uint16):
+        return np.memmap(path, dtype=dtype, mode="r")
+
+    def mapped_buffer(path):
+        with open(path, "rb") as f:
+            return np.frombuffer(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ), np.uint16)
+
+    kind = {name: opened_file(load, [1, 2])["kind"] for name, load in {
+        "fromfile": lambda p: np.fromfile(p, dtype=np.uint16),
+        "copy": lambda p: read_only(p).copy(),
+        "astype": lambda p: read_only(p).astype(np.int64),
+        "frombuffer": mapped_buffer,
+        "asarray": lambda p: np.asarray(read_only(p)),
+        "tensor": lambda p: torch.as_tensor(read_only(p), dtype=torch.long),
+    }.items()}
+    assert kind == {"fromfile": "ndarray", "copy": "memmap, copied", "astype": "memmap, copied",
+                    "frombuffer": "ndarray over a mmap", "asarray": "ndarray over a mmap",
+                    "tensor": "Tensor"}
+
+
+def test_opened_file_says_whether_a_write_can_happen():
+    def reopened_for_writing(path):
+        tokens = np.memmap(path, dtype=np.uint16, mode="r+")
+        tokens.flags.writeable = False                  # off, but it can be turned on again
+        return tokens
+
+    def writeable(load):
+        return opened_file(load, [1, 2])["writeable"]
+
+    assert not writeable(lambda p: np.memmap(p, dtype=np.uint16, mode="r"))
+    assert writeable(lambda p: np.memmap(p, dtype=np.uint16))                  # default r+
+    assert writeable(lambda p: np.memmap(p, dtype=np.uint16, mode="c"))
+    assert writeable(reopened_for_writing)
+    assert writeable(lambda p: torch.ones(2))           # nothing guards a tensor
+    tokens = []
+    opened_file(lambda p: tokens.append(reopened_for_writing(p)) or tokens[0], [1, 2])
+    assert not tokens[0].flags.writeable                # the probe put the flag back
+
+
+def test_opened_file_explains_np_load_on_a_raw_file():
+    with pytest.raises(ValueError, match="raw values with no header: open it with np.memmap"):
+        opened_file(lambda p: np.load(p, mmap_mode="r"), [1, 2, 3])
+    with pytest.raises(ValueError, match="other"):      # any other error is left as it is
+        opened_file(lambda p: (_ for _ in ()).throw(ValueError("other")), [1])
+
+
+def test_no_function_of_the_probe_writes_a_token_file(tmp_path):
+    # the probes write their own files inline: nothing a student can import saves tokens
+    import lecture_utils.probes.tokens as probe
+    for name, value in vars(probe).items():
+        if callable(value) and getattr(value, "__module__", "") == probe.__name__:
+            try:
+                value([1, 2], str(tmp_path / "t.bin"), np.uint16)
+            except Exception:  # noqa: BLE001 - a probe fed a writer's arguments may raise
+                pass
+            assert not (tmp_path / "t.bin").exists(), name
 
 
 def test_probes_leave_no_files_behind(tmp_path, monkeypatch):

@@ -20,8 +20,9 @@ report what happened as plain numbers, strings and lists:
 Each probe takes a small function (a lambda in the test cell) that calls the student's
 function with the arguments of the check, so the failing call is named in the check.
 
-None of them samples a batch, writes a token file for the student or opens one: a probe
-passed in place of a graded function fails its checks (``tests/test_no_answers_shipped.py``).
+None of them samples a batch, writes a token file for the student or opens one, and no
+function here, private ones included, does either: a probe passed in place of a graded
+function fails its checks (``tests/test_no_answers_shipped.py``).
 """
 
 from __future__ import annotations
@@ -203,10 +204,6 @@ def starts_seen(sample: Callable[[Any, torch.Generator], Any], n_tokens: int = 1
     return sorted(seen)
 
 
-def _raw(values: Sequence[int], dtype: Any, path: str) -> None:
-    np.asarray(values, dtype=dtype).tofile(path)
-
-
 def saved_file(save: Callable[[str], Any], dtype: Any = np.uint16) -> list[Any]:
     """``[bytes on disk, values]`` of the file ``save(path)`` writes to a fresh temporary
     path, the values read back from it as raw ``dtype`` with no header. E.g.
@@ -216,25 +213,70 @@ def saved_file(save: Callable[[str], Any], dtype: Any = np.uint16) -> list[Any]:
     try:
         path = os.path.join(folder, "tokens.bin")
         save(path)
+        if not os.path.exists(path) and os.path.exists(path + ".npy"):
+            raise FileNotFoundError(
+                "nothing was written to tokens.bin, but tokens.bin.npy was: np.save adds "
+                "'.npy' to the name (and a header before the values)")
         return [os.path.getsize(path), np.fromfile(path, dtype=dtype).tolist()]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _kind(tokens: Any) -> str:
+    """What ``load_tokens`` returned, as a short name: ``"memmap"`` for an ``np.memmap``
+    backed by its file; ``"memmap, copied"`` for one that is not (``.copy()`` or ``.astype``
+    of a map); ``"ndarray over a mmap"`` for a plain array on a memory map (``np.frombuffer``
+    on ``mmap.mmap``, ``np.asarray`` of a memmap); ``"ndarray"`` for an array in memory;
+    otherwise the type's name (``"Tensor"``)."""
+    if isinstance(tokens, np.memmap):
+        return "memmap" if getattr(tokens, "_mmap", None) is not None else "memmap, copied"
+    if isinstance(tokens, np.ndarray):
+        base = tokens.base
+        while base is not None:
+            if isinstance(base, mmap.mmap):
+                return "ndarray over a mmap"
+            base = base.obj if isinstance(base, memoryview) else getattr(base, "base", None)
+        return "ndarray"
+    return type(tokens).__name__
+
+
+def _writeable(tokens: Any) -> bool:
+    """Whether a write through ``tokens`` can reach its memory: its NumPy ``writeable`` flag
+    is on, or can be turned on again (it can on a map opened for writing); True for an object
+    with no such flag (a tensor), which nothing guards."""
+    if not isinstance(tokens, np.ndarray):
+        return True
+    flags = tokens.flags
+    if flags.writeable:
+        return True
+    try:
+        flags.writeable = True
+    except ValueError:                               # a read-only mapping or buffer
+        return False
+    flags.writeable = False
+    return True
+
+
 def opened_file(load: Callable[[str], Any], values: Sequence[int],
                 dtype: Any = np.uint16) -> dict[str, Any]:
-    """What ``load(path)`` returns for a raw file of ``values`` stored as ``dtype``: whether it
-    is a NumPy memory map of the file (not a copy in memory), whether it is writeable, its
-    dtype name and its values. E.g. ``opened_file(lambda path: load_tokens(path), [1, 2])``."""
+    """What ``load(path)`` returns for a raw file of ``values`` stored as ``dtype``: its kind
+    (``"memmap"`` for an ``np.memmap`` of the file, see ``_kind``), whether a write through it
+    is possible (``_writeable``), its dtype name and its values. E.g.
+    ``opened_file(lambda path: load_tokens(path), [1, 2])``."""
     folder = tempfile.mkdtemp()
     try:
         path = os.path.join(folder, "tokens.bin")
-        _raw(values, dtype, path)
-        tokens = load(path)
-        mapped = isinstance(tokens, np.memmap) and getattr(tokens, "_mmap", None) is not None
-        flags = getattr(tokens, "flags", None)
-        report = {"memmap": mapped,
-                  "writeable": bool(flags.writeable) if flags is not None else True,
+        with open(path, "wb") as file:               # the raw file, written here and only here
+            file.write(np.asarray(values).astype(dtype).tobytes())
+        try:
+            tokens = load(path)
+        except ValueError as error:
+            if "pickled" not in str(error):
+                raise
+            raise ValueError("np.load reads .npy files, which begin with a header; this file "
+                             "holds raw values with no header: open it with np.memmap") from None
+        report = {"kind": _kind(tokens),
+                  "writeable": _writeable(tokens),
                   "dtype": str(getattr(tokens, "dtype", type(tokens).__name__)),
                   "values": np.asarray(tokens).tolist()}
         del tokens
