@@ -20,7 +20,7 @@ WRONG: dict[str, list[str]] = {
         "def tensor_bytes(x):\n    return len(x) * x.element_size()\n",
         # sys.getsizeof measures the Python object that describes the tensor, not its elements
         "import sys\n\ndef tensor_bytes(x):\n    return sys.getsizeof(x)\n",
-        # a NumPy integer (and the float 1.0 for a 0-d tensor), not a Python int
+        # numpy.prod(()) is the float 1.0: a 0-d tensor's byte count comes out as a float
         "import numpy as np\n\n"
         "def tensor_bytes(x):\n    return np.prod(x.shape) * x.element_size()\n",
         # the storage from the view's offset to its end
@@ -33,7 +33,7 @@ WRONG: dict[str, list[str]] = {
         "    n = 1\n    for size in shape:\n        n *= size\n    return n * 4\n",
         # allocates the tensor to measure it: fails for shapes too big to allocate
         "def bytes_for(shape, dtype):\n    return torch.empty(shape, dtype=dtype).nbytes\n",
-        # a NumPy integer, and the float 1.0 for shape ()
+        # numpy.prod(()) is the float 1.0: a scalar's byte count comes out as a float
         "import numpy as np\n\n"
         "def bytes_for(shape, dtype):\n    return np.prod(shape) * dtype.itemsize\n",
         # a scalar has no dimensions but one element: the product of an empty shape is 1
@@ -113,6 +113,14 @@ WRONG: dict[str, list[str]] = {
         "    master = 0 if master_dtype is None else state_dtype.itemsize\n"
         "    return param_dtype.itemsize + grad_dtype.itemsize + master"
         " + 2 * state_dtype.itemsize\n",
+        # bits divided into bytes with /: a float, though a byte count is a whole number
+        "def adamw_bytes_per_param(param_dtype, grad_dtype, master_dtype=None,\n"
+        "                          state_dtype=torch.float32):\n"
+        "    bits = torch.finfo(param_dtype).bits + torch.finfo(grad_dtype).bits\n"
+        "    bits += 2 * torch.finfo(state_dtype).bits\n"
+        "    if master_dtype:\n"
+        "        bits += torch.finfo(master_dtype).bits\n"
+        "    return bits / 8\n",
     ],
 }
 
@@ -126,6 +134,11 @@ RIGHT: dict[str, list[str]] = {
         "def tensor_bytes(x):\n    return x.itemsize * x.nelement()\n",
         "def tensor_bytes(x):\n"
         "    return int(torch.tensor(x.shape, dtype=torch.int64).prod()) * x.element_size()\n",
+        # NumPy's product in int64, left a NumPy integer
+        "import numpy as np\n\n"
+        "def tensor_bytes(x):\n    return np.prod(x.shape, dtype=np.int64) * x.element_size()\n",
+        # a 0-d int64 tensor
+        "def tensor_bytes(x):\n    return torch.tensor(x.numel()) * x.element_size()\n",
     ],
     "bytes_for": [
         # a loop instead of math.prod
@@ -146,6 +159,13 @@ RIGHT: dict[str, list[str]] = {
         "import numpy as np\n\n"
         "def bytes_for(shape, dtype):\n"
         "    return int(np.prod(shape, dtype=np.int64)) * dtype.itemsize\n",
+        # the same product left a NumPy integer
+        "import numpy as np\n\n"
+        "def bytes_for(shape, dtype):\n"
+        "    return np.prod(shape, dtype=np.int64) * dtype.itemsize\n",
+        # an int64 tensor's product: a 0-d tensor (the product of no sizes is 1)
+        "def bytes_for(shape, dtype):\n"
+        "    return torch.tensor(list(shape), dtype=torch.int64).prod() * dtype.itemsize\n",
     ],
     "storage_bytes": [
         # an untyped storage's size is counted in bytes
@@ -155,6 +175,11 @@ RIGHT: dict[str, list[str]] = {
         "def storage_bytes(x):\n    return x.storage().nbytes()\n",
         # the typed storage counts elements of the view's dtype: times their size
         "def storage_bytes(x):\n    return x.storage().size() * x.element_size()\n",
+        # a NumPy integer
+        "import numpy as np\n\n"
+        "def storage_bytes(x):\n    return np.int64(x.untyped_storage().nbytes())\n",
+        # a 0-d int64 tensor
+        "def storage_bytes(x):\n    return torch.tensor(x.untyped_storage().nbytes())\n",
     ],
     "adamw_bytes_per_param": [
         # a list of the dtypes kept, measured on empty tensors
@@ -177,5 +202,16 @@ RIGHT: dict[str, list[str]] = {
         "                          state_dtype=torch.float32):\n"
         "    kept = [param_dtype, grad_dtype, master_dtype, state_dtype, state_dtype]\n"
         "    return sum(d.itemsize for d in kept if d is not None)\n",
+        # NumPy's sum of the sizes: a NumPy integer
+        "import numpy as np\n\n"
+        "def adamw_bytes_per_param(param_dtype, grad_dtype, master_dtype=None,\n"
+        "                          state_dtype=torch.float32):\n"
+        "    kept = [param_dtype, grad_dtype, master_dtype, state_dtype, state_dtype]\n"
+        "    return np.sum([d.itemsize for d in kept if d is not None])\n",
+        # a tensor of the sizes, summed: a 0-d int64 tensor
+        "def adamw_bytes_per_param(param_dtype, grad_dtype, master_dtype=None,\n"
+        "                          state_dtype=torch.float32):\n"
+        "    kept = [param_dtype, grad_dtype, master_dtype, state_dtype, state_dtype]\n"
+        "    return torch.tensor([d.itemsize for d in kept if d is not None]).sum()\n",
     ],
 }

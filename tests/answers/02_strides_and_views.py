@@ -55,12 +55,11 @@ WRONG: dict[str, list[str]] = {
         "def contiguous_strides(shape):\n"
         "    shape = list(shape)\n"
         "    return [int(torch.tensor(shape[i + 1:]).prod()) for i in range(len(shape))]\n",
-        # NumPy integers: convert each stride with int()
-        'import numpy as np\n'
-        'def contiguous_strides(shape):\n'
-        '    s = list(shape)\n'
-        '    if not s: return ()\n'
-        '    return tuple(np.cumprod([1] + s[:0:-1])[::-1])\n',
+        # strides by true division (/): floats, though a stride is a whole number of elements
+        "import math\n\n"
+        "def contiguous_strides(shape):\n"
+        "    shape = tuple(shape)\n"
+        "    return tuple(math.prod(shape[i:]) / shape[i] for i in range(len(shape)))\n",
         # a scalar's strides are (): the empty shape treated as one dimension
         'def contiguous_strides(shape):\n'
         '    t = torch.tensor(list(shape)[1:] + [1])\n'
@@ -76,13 +75,11 @@ WRONG: dict[str, list[str]] = {
         # a byte offset (float32) instead of an element offset
         "def element_offset(index, stride, storage_offset=0):\n"
         "    return 4 * (storage_offset + sum(i * s for i, s in zip(index, stride)))\n",
-        # a 0-d tensor: return int() of it
-        'def element_offset(index, stride, storage_offset=0):\n'
-        '    return storage_offset + (torch.tensor(list(index), dtype=torch.long) * torch.tensor(list(stride), dtype=torch.long)).sum()\n',
-        # a NumPy integer: return int() of it
+        # numpy.dot of two empty sequences is the float 0.0: a scalar's offset comes out as a
+        # float
         'import numpy as np\n'
         'def element_offset(index, stride, storage_offset=0):\n'
-        '    return np.sum(np.multiply(index, stride), dtype=np.int64) + storage_offset\n',
+        '    return np.dot(index, stride) + storage_offset\n',
         # only the first two dimensions counted: sum over every dimension
         'def element_offset(index, stride, storage_offset=0):\n'
         '    if not index: return storage_offset\n'
@@ -223,6 +220,16 @@ RIGHT: dict[str, list[str]] = {
         'import numpy as np\n'
         'def contiguous_strides(shape):\n'
         '    return tuple(np.empty(tuple(shape), dtype=np.uint8).strides)\n',
+        # NumPy's cumulative product: a tuple of NumPy integers
+        'import numpy as np\n'
+        'def contiguous_strides(shape):\n'
+        '    s = list(shape)\n'
+        '    if not s: return ()\n'
+        '    return tuple(np.cumprod([1] + s[:0:-1])[::-1])\n',
+        # torch's cumulative product: a tuple of 0-d int64 tensors
+        'def contiguous_strides(shape):\n'
+        '    rest = torch.tensor(list(shape)[1:] + [1], dtype=torch.int64)\n'
+        '    return tuple(rest.flip(0).cumprod(0).flip(0)) if len(shape) else ()\n',
         # recursion: a dimension's stride is the next one's times the next size
         'def contiguous_strides(shape):\n'
         '    shape = tuple(shape)\n'
@@ -247,6 +254,13 @@ RIGHT: dict[str, list[str]] = {
         'import numpy as np\n'
         'def element_offset(index, stride, storage_offset=0):\n'
         '    return int(np.dot(index, stride)) + storage_offset\n',
+        # a 0-d int64 tensor
+        'def element_offset(index, stride, storage_offset=0):\n'
+        '    return storage_offset + (torch.tensor(list(index), dtype=torch.long) * torch.tensor(list(stride), dtype=torch.long)).sum()\n',
+        # a NumPy integer
+        'import numpy as np\n'
+        'def element_offset(index, stride, storage_offset=0):\n'
+        '    return np.sum(np.multiply(index, stride), dtype=np.int64) + storage_offset\n',
     ],
     "is_contiguous": [
         # ask torch, on a real tensor laid out that way

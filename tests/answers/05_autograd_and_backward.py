@@ -242,5 +242,18 @@ RIGHT: dict[str, list[str]] = {
         "    layers = [2 * batch * math.prod(pair) for pair in zip(dims[:-1], dims[1:])]\n"
         "    skipped = 0 if input_requires_grad else layers[0]\n"
         "    return [sum(layers), 2 * sum(layers) - skipped]\n",
+        # NumPy arrays of the widths: NumPy integers
+        "import numpy as np\n\n"
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    d = np.array(dims, dtype=np.int64)\n"
+        "    layers = 2 * batch * d[:-1] * d[1:]\n"
+        "    skipped = 0 if input_requires_grad else layers[0]\n"
+        "    return layers.sum(), 2 * layers.sum() - skipped\n",
+        # torch tensors of the widths: 0-d int64 tensors
+        "def forward_backward_flops(batch, dims, input_requires_grad=False):\n"
+        "    d = torch.tensor(list(dims))\n"
+        "    layers = 2 * batch * d[:-1] * d[1:]\n"
+        "    skipped = 0 if input_requires_grad else layers[0]\n"
+        "    return layers.sum(), 2 * layers.sum() - skipped\n",
     ],
 }

@@ -200,6 +200,11 @@ WRONG: dict[str, list[str]] = {
         # parameters(recurse=False): only the top module's own, none of its submodules'
         "def count_parameters(model):\n"
         "    return sum(p.numel() for p in model.parameters(recurse=False) if p.requires_grad)\n",
+        # numpy.sum of an empty list is the float 0.0: a model with nothing trainable counts
+        # a float
+        "import numpy as np\n\n"
+        "def count_parameters(model):\n"
+        "    return np.sum([p.numel() for p in model.parameters() if p.requires_grad])\n",
     ],
 }
 
@@ -285,5 +290,14 @@ RIGHT: dict[str, list[str]] = {
         # a set of Parameter objects (hashed by identity) removes the shared ones
         "def count_parameters(model):\n"
         "    return sum(p.nelement() for p in set(model.parameters()) if p.requires_grad)\n",
+        # NumPy's sum in int64: a NumPy integer
+        "import numpy as np\n\n"
+        "def count_parameters(model):\n"
+        "    sizes = [p.numel() for p in model.parameters() if p.requires_grad]\n"
+        "    return np.sum(sizes, dtype=np.int64)\n",
+        # a tensor of the sizes, summed: a 0-d int64 tensor
+        "def count_parameters(model):\n"
+        "    sizes = [p.numel() for p in model.parameters() if p.requires_grad]\n"
+        "    return torch.tensor(sizes, dtype=torch.int64).sum()\n",
     ],
 }
