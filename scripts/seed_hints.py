@@ -137,9 +137,17 @@ def short_plain(value: Any, depth: int = 0) -> bool:
     return False
 
 
+def _has_float(value: Any) -> bool:
+    """Whether ``value`` is or holds a float (which an ``integer=True`` case refuses)."""
+    if isinstance(value, list):
+        return any(_has_float(item) for item in value)
+    return isinstance(value, float)
+
+
 def _same(case: Case, value: Any, other: Any) -> bool:
     """Whether ``value`` matches ``other`` within the case's own tolerance."""
-    return judge(Case(case.call, other, rel=case.rel, abs=case.abs), Outcome(value=value)) is None
+    return judge(Case(case.call, other, rel=case.rel, abs=case.abs, exact=case.exact,
+                      integer=case.integer), Outcome(value=value)) is None
 
 
 def _shortest(case: Case, value: Any) -> Any:
@@ -184,6 +192,8 @@ def collect_hints(spec: AssignmentSpec, graded: list[GradedAnswers],
                     notes.append(f"{where}: WRONG answer {number} has no comment above it")
                 elif isinstance(value, bool) or value is None:
                     continue  # not a sign of any one mistake: quietly no hint
+                elif case.integer and _has_float(value):
+                    continue  # the integer check's own message names this slip
                 elif not short_plain(value):
                     notes.append(f"{where}: {str(value)[:60]!r} is not a short plain value")
                 elif any(_same(case, value, r) for r in right):
@@ -202,6 +212,7 @@ def collect_hints(spec: AssignmentSpec, graded: list[GradedAnswers],
                 hint = Hint(exercise.test, index, hidden, _shortest(case, value), said[0])
                 try:
                     check_hints(Case(case.call, case.expect, rel=case.rel, abs=case.abs,
+                                     exact=case.exact, integer=case.integer,
                                      hints=((value, hint.message),)), hidden, where)
                 except SpecError as problem:
                     notes.append(str(problem))

@@ -350,6 +350,16 @@ def test_hints_are_collected_one_per_distinct_wrong_value():
                                      "the answers file"]
 
 
+def test_no_hint_is_seeded_for_a_float_in_an_integer_case():
+    """Kills: seeding a hint that can never show (a float never matches a hint of an
+    ``integer=True`` case: the integer check's own message tells that slip)."""
+    seed = _seed_hints()
+    spec = _spec('check([Case("f(1)", 6, "6 × n", integer=True)])')
+    hints, notes = seed.collect_hints(spec, _graded([[6.0], [12]], [[6]]),
+                                      {"f": ["float division", "doubled"]})
+    assert [(h.value, h.message) for h in hints] == [(12, "doubled")] and notes == []
+
+
 def test_hints_are_written_into_the_cell_and_read_back_as_data():
     """Kills: hints added to the wrong case (counting cases in another order than the
     spec does), an existing hint lost when another is added, columns counted in bytes
