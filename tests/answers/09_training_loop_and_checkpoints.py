@@ -30,6 +30,224 @@ _LOAD_ALL = _LOAD.replace('    return checkpoint["step"]',
                           '    return checkpoint["step"]')
 
 WRONG: dict[str, list[str]] = {
+    "training_step_budget": [
+        # the optimizer's state is left out: AdaGrad keeps one sum per parameter, Adam two
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": 0,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # Adam and AdamW counted with one state per parameter: they keep two, exp_avg and
+        # exp_avg_sq
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 1, "adamw": 1}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # the gradients are left out: backward makes one gradient per parameter, kept until the
+        # optimizer's step
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": 0,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # activations counted per parameter (batch_size · P values): the forward pass keeps each
+        # layer's output, batch_size · dim values per layer
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * params * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # values counted, not bytes: multiply each count by the size of one value of dtype
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = 1
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # 2·B·P FLOPs is the forward pass alone: backward adds 4·B·P
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 2 * batch_size * params
+    return budget
+''',
+        # the dtype is ignored: every part is counted at 4 bytes a value
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = 4
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # the input batch is counted as an activation: it exists anyway; the lecture counts each
+        # layer's output, batch_size · dim · num_layers values
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * (num_layers + 1) * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # the total leaves the activations out: it is parameters + gradients + optimizer state +
+        # activations
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = (budget["parameters"] + budget["gradients"]
+                       + budget["optimizer_state"])
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # bytes per value as a float (finfo bits / 8): bytes are whole numbers, keep them ints
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.finfo(dtype).bits / 8
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # FLOPs computed in floating point: past 2^53 a float rounds the count
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = int(6.0 * batch_size * params)
+    return budget
+''',
+        # the final layer counted as dim×dim: it maps dim values to 1 (dim×1)
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * (num_layers + 1)
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # the final dim×1 layer is left out of the parameters
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * batch_size * params
+    return budget
+''',
+        # 6·P FLOPs: the batch is left out; every example costs 6 FLOPs per parameter
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    params = dim * dim * num_layers + dim
+    element = torch.tensor([], dtype=dtype).element_size()
+    states = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1,
+              "adam": 2, "adamw": 2}[optimizer_name]
+    budget = {"parameters": params * element,
+              "gradients": params * element,
+              "optimizer_state": states * params * element,
+              "activations": batch_size * dim * num_layers * element}
+    budget["total"] = sum(budget.values())
+    budget["flops"] = 6 * params
+    return budget
+''',
+    ],
     "set_seed": [
         # only torch is seeded: Python's random and NumPy's global generator are not
         "def set_seed(seed):\n    torch.manual_seed(seed)\n",
@@ -233,6 +451,10 @@ def clip_grad_norm(parameters, max_norm):
 ''',
     ],
     "load_checkpoint": [
+        # the step comes back as a float (3.0): a step is a whole number, and range(step, N)
+        # refuses a float
+        _SAVE_ALL + _LOAD_ALL.replace('    return checkpoint["step"]',
+                                      '    return float(checkpoint["step"])'),
         # no RNG states in the checkpoint: after loading, the generators are not where they were
         '''
 def save_checkpoint(path, model, optimizer, step):
@@ -309,6 +531,37 @@ def load_checkpoint(path, model, optimizer):
 }
 
 RIGHT: dict[str, list[str]] = {
+    "training_step_budget": [
+        '''
+import numpy as _np
+
+
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    size = _np.int64(dtype.itemsize)
+    n = _np.int64(num_layers * dim ** 2 + dim)
+    per_param = {"sgd": 2, "sgd_momentum": 3, "adagrad": 3, "rmsprop": 3,
+                 "adam": 4, "adamw": 4}[optimizer_name] - 2
+    act = _np.int64(batch_size) * dim * num_layers * size
+    return dict(parameters=n * size, gradients=n * size,
+                optimizer_state=per_param * n * size, activations=act,
+                total=(2 + per_param) * n * size + act, flops=6 * _np.int64(batch_size) * n)
+''',
+        '''
+def training_step_budget(dim, num_layers, batch_size, optimizer_name, dtype=torch.float32):
+    layers = [torch.nn.Linear(dim, dim, bias=False, device="meta") for _ in range(num_layers)]
+    layers.append(torch.nn.Linear(dim, 1, bias=False, device="meta"))
+    P = torch.tensor(sum(layer.weight.numel() for layer in layers))
+    nbytes = torch.empty((), dtype=dtype).element_size()
+    moments = 2 if optimizer_name.startswith("adam") else (
+        0 if optimizer_name == "sgd" else 1)
+    out = {"parameters": P * nbytes, "gradients": P * nbytes,
+           "optimizer_state": moments * P * nbytes,
+           "activations": torch.tensor(num_layers * batch_size * dim * nbytes)}
+    out["total"] = out["parameters"] + out["gradients"] + out["optimizer_state"] + out["activations"]
+    out["flops"] = 2 * P * batch_size + 4 * P * batch_size
+    return out
+''',
+    ],
     "set_seed": [
         "def set_seed(seed):\n    torch.manual_seed(seed)\n    np.random.seed(seed)\n"
         "    random.seed(seed)\n",
@@ -393,6 +646,11 @@ def clip_grad_norm(parameters, max_norm):
 ''',
     ],
     "load_checkpoint": [
+        # the step stored and returned as a 0-d int64 tensor (range() accepts it)
+        _SAVE_ALL.replace('"step": step,', '"step": torch.tensor(step),') + _LOAD_ALL,
+        # the step returned as a NumPy int64
+        _SAVE_ALL + _LOAD_ALL.replace('    return checkpoint["step"]',
+                                      '    return np.int64(checkpoint["step"])'),
         # through file handles, map_location="cpu", a deep copy; the GPUs only where CUDA is
         '''
 import copy as _copy
