@@ -9,6 +9,7 @@ formula, a changed code cell and an off-glossary term.
 from __future__ import annotations
 
 import copy
+import re
 
 import polib
 import pytest
@@ -269,3 +270,29 @@ def test_no_translation_closes_bold_where_commonmark_cannot():
     found += [f"README.zh-CN.md: …{where}…" for where in unclosed_bold(readme.read_text("utf-8"))]
     assert not found, ("bold closed after full-width punctuation, before a Han character "
                        "(write **粗体**：, punctuation outside): " + "; ".join(found))
+
+
+def _message_pattern(template: str) -> re.Pattern[str]:
+    """A library message as a reader may quote it: each ``{value}`` any short word (N, 3)."""
+    pieces = re.split(r"\{\w*\}", template)
+    return re.compile(r"\S{1,12}".join(re.escape(piece) for piece in pieces))
+
+
+@pytest.mark.parametrize("assignment", assignments())
+def test_no_notebook_quotes_a_library_message_its_translation_changes(assignment):
+    """Kills: prose that quotes a message the code prints (```All N checks passed.```) in a
+    code span: the translation must keep a code span as it is, so a Chinese reader is told to
+    look for an English line that their notebook prints in Chinese."""
+    # sentences of their own (not "{label}: {summary}", nor a name such as "optimizer")
+    translated = {english: chinese for english, chinese in messages(ZH).items()
+                  if chinese != english and len(re.findall(r"[A-Za-z]{2,}", re.sub(
+                      r"\{\w*\}", "", english))) >= 3}
+    patterns = [(english, _message_pattern(english)) for english in translated]
+    quoted = []
+    for cell in read_notebook(RELEASE / assignment / f"{assignment}.ipynb").cells:
+        if cell.cell_type != "markdown":
+            continue
+        for span in re.findall(r"`([^`\n]+)`", cell.source):
+            quoted += [(span, english) for english, pattern in patterns
+                       if pattern.fullmatch(span)]
+    assert not quoted, f"{assignment} quotes translated messages in code spans: {quoted}"
