@@ -80,13 +80,6 @@ WRONG: dict[str, list[str]] = {
         "    pa = [1] * (r - len(ba)) + list(ba)\n"
         "    pb = [1] * (r - len(bb)) + list(bb)\n"
         "    return math.prod(max(x, y) for x, y in zip(pa, pb)) * 2 * m * k * n\n",
-        # a NumPy integer, not a Python int
-        "import numpy as np\nimport torch\n\n"
-        "def batched_matmul_flops(a_shape, b_shape):\n"
-        "    *ba, m, k = a_shape\n"
-        "    *bb, _, n = b_shape\n"
-        "    batch = torch.broadcast_shapes(tuple(ba), tuple(bb))\n"
-        "    return np.prod(batch, dtype=np.int64) * 2 * m * k * n\n",
         # measured with FlopCounterMode on meta tensors, not counted from the shapes
         "import torch\nfrom torch.utils.flop_counter import FlopCounterMode\n\n"
         "def batched_matmul_flops(a_shape, b_shape):\n"
@@ -100,6 +93,11 @@ WRONG: dict[str, list[str]] = {
         "def batched_matmul_flops(a_shape, b_shape):\n"
         "    return count_flops(torch.matmul, torch.empty(tuple(a_shape), device='meta'),\n"
         "                       torch.empty(tuple(b_shape), device='meta'))\n",
+        # a float: a count of FLOPs is a whole number, return an integer
+        "import math\n\nimport torch\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    batch = torch.broadcast_shapes(tuple(a_shape[:-2]), tuple(b_shape[:-2]))\n"
+        "    return float(math.prod(batch) * 2 * a_shape[-2] * a_shape[-1] * b_shape[-1])\n",
         # the whole shapes broadcast, matrix dimensions included
         "import math\n\nimport torch\n\n"
         "def batched_matmul_flops(a_shape, b_shape):\n"
@@ -211,6 +209,14 @@ RIGHT: dict[str, list[str]] = {
         # zero guarded first
         "def matmul_flops(m, k, n):\n"
         "    return 2 * m * k * n if m and k and n else 0\n",
+        # a NumPy int64 (the counts of the checks fit in 63 bits)
+        "import numpy as np\n\n"
+        "def matmul_flops(m, k, n):\n"
+        "    return np.int64(2) * m * k * n\n",
+        # a 0-d int64 tensor
+        "import torch\n\n"
+        "def matmul_flops(m, k, n):\n"
+        "    return 2 * torch.tensor(m, dtype=torch.int64) * k * n\n",
     ],
     "batched_matmul_flops": [
         # broadcasting by hand, aligned from the right
@@ -233,6 +239,21 @@ RIGHT: dict[str, list[str]] = {
         "    out = torch.empty(tuple(a_shape), device='meta') @ "
         "torch.empty(tuple(b_shape), device='meta')\n"
         "    return out.numel() * 2 * a_shape[-1]\n",
+        # a NumPy integer: the broadcast batch's product in int64
+        "import numpy as np\nimport torch\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    *ba, m, k = a_shape\n"
+        "    *bb, _, n = b_shape\n"
+        "    batch = torch.broadcast_shapes(tuple(ba), tuple(bb))\n"
+        "    return np.prod(batch, dtype=np.int64) * 2 * m * k * n\n",
+        # a 0-d int64 tensor: the product of the broadcast batch and the three sizes
+        "import torch\n\n"
+        "def batched_matmul_flops(a_shape, b_shape):\n"
+        "    *ba, m, k = a_shape\n"
+        "    *bb, _, n = b_shape\n"
+        "    batch = torch.broadcast_shapes(tuple(ba), tuple(bb))\n"
+        "    sizes = torch.tensor([*batch, m, k, n], dtype=torch.int64)\n"
+        "    return 2 * sizes.prod()\n",
     ],
     "mfu": [
         # one division by the product

@@ -1190,6 +1190,21 @@ RIGHT: dict[str, list[str]] = {
         '            if torch.is_tensor(value):\n'
         '                total += value.nbytes\n'
         '    return total\n',
+        # a NumPy integer: the sizes summed with np.sum
+        'import numpy as np\n'
+        '\n'
+        'def optimizer_state_bytes(optimizer):\n'
+        '    sizes = [v.numel() * v.element_size() for s in optimizer.state.values()\n'
+        '             for v in s.values() if torch.is_tensor(v)]\n'
+        '    return np.sum(np.array(sizes, dtype=np.int64))\n',
+        # a 0-d int64 tensor
+        'def optimizer_state_bytes(optimizer):\n'
+        '    total = torch.tensor(0)\n'
+        '    for state in optimizer.state.values():\n'
+        '        for value in state.values():\n'
+        '            if torch.is_tensor(value):\n'
+        '                total += value.numel() * value.element_size()\n'
+        '    return total\n',
     ],
     'bytes_per_parameter': [
         # an if-chain and dtype.itemsize
@@ -1210,5 +1225,16 @@ RIGHT: dict[str, list[str]] = {
         'def bytes_per_parameter(optimizer_name, dtype=torch.float32):\n'
         "    k = {'sgd': 0, 'sgd_momentum': 1, 'adagrad': 1, 'rmsprop': 1, 'adam': 2, 'adamw': 2}[optimizer_name]\n"
         '    return (2 + k) * torch.finfo(dtype).bits // 8\n',
+        # a NumPy integer from a lookup table
+        'import numpy as np\n'
+        '\n'
+        'def bytes_per_parameter(optimizer_name, dtype=torch.float32):\n'
+        '    copies = np.array([2, 3, 3, 3, 4, 4], dtype=np.int64)\n'
+        '    names = ["sgd", "sgd_momentum", "adagrad", "rmsprop", "adam", "adamw"]\n'
+        '    return copies[names.index(optimizer_name)] * torch.empty(0, dtype=dtype).element_size()\n',
+        # a 0-d int64 tensor
+        'def bytes_per_parameter(optimizer_name, dtype=torch.float32):\n'
+        '    state = {"sgd": 0, "sgd_momentum": 1, "adagrad": 1, "rmsprop": 1, "adam": 2, "adamw": 2}\n'
+        '    return torch.tensor(2 + state[optimizer_name]) * dtype.itemsize\n',
     ],
 }

@@ -257,5 +257,25 @@ RIGHT: dict[str, list[str]] = {
         '         ("bf16 mixed (fp32 master)", 16.0), ("fp16 mixed with loss scaling", 16.0),\n'
         '         ("bf16 mixed, fp32 grads", 18.0), ("bf16 pure", 8.0)]\n'
         'RECIPE_BYTES = dict(pairs)\n',
+        # NumPy integers, summed from arrays of part sizes
+        'import numpy as np\n'
+        '\n'
+        'RECIPE_BYTES = {\n'
+        '    "fp32": np.sum(np.array([4, 4, 4, 4], dtype=np.int64)),\n'
+        '    "bf16 autocast (fp32 weights)": np.sum(np.array([4, 4, 4, 4], dtype=np.int64)),\n'
+        '    "bf16 mixed (fp32 master)": np.sum(np.array([2, 2, 4, 4, 4], dtype=np.int64)),\n'
+        '    "fp16 mixed with loss scaling": np.sum(np.array([2, 2, 4, 4, 4], dtype=np.int64)),\n'
+        '    "bf16 mixed, fp32 grads": np.sum(np.array([2, 4, 4, 4, 4], dtype=np.int64)),\n'
+        '    "bf16 pure": np.sum(np.array([2, 2, 2, 2], dtype=np.int64)),\n'
+        '}\n',
+        # 0-d int64 tensors
+        'RECIPE_BYTES = {\n'
+        '    "fp32": torch.tensor([4, 4, 4, 4]).sum(),\n'
+        '    "bf16 autocast (fp32 weights)": torch.tensor([4, 4, 4, 4]).sum(),\n'
+        '    "bf16 mixed (fp32 master)": torch.tensor([2, 2, 4, 4, 4]).sum(),\n'
+        '    "fp16 mixed with loss scaling": torch.tensor([2, 2, 4, 4, 4]).sum(),\n'
+        '    "bf16 mixed, fp32 grads": torch.tensor([2, 4, 4, 4, 4]).sum(),\n'
+        '    "bf16 pure": torch.tensor([2, 2, 2, 2]).sum(),\n'
+        '}\n',
     ],
 }
