@@ -51,13 +51,6 @@ WRONG: dict[str, list[str]] = {
         '        return 0.0\n'
         '    stored = (grads * scale).to(torch.bfloat16)\n'
         '    return ((stored == 0) & nonzero).sum().item() / nonzero.sum().item()\n',
-        # returns a 0-d tensor instead of a Python float
-        'def underflow_fraction(grads, scale=1.0):\n'
-        '    nonzero = grads != 0\n'
-        '    if not nonzero.any():\n'
-        '        return torch.tensor(0.0)\n'
-        '    stored = (grads * scale).to(torch.float16)\n'
-        '    return ((stored == 0) & nonzero).sum() / nonzero.sum()\n',
         # overflow to inf counted as lost, as if it were underflow
         'def underflow_fraction(grads, scale=1.0):\n'
         '    nonzero = grads != 0\n'
@@ -190,6 +183,13 @@ WRONG: dict[str, list[str]] = {
 
 RIGHT: dict[str, list[str]] = {
     'underflow_fraction': [
+        # a 0-d float32 tensor (a right answer: the checks read it as its number)
+        'def underflow_fraction(grads, scale=1.0):\n'
+        '    nonzero = grads != 0\n'
+        '    if not nonzero.any():\n'
+        '        return torch.tensor(0.0)\n'
+        '    stored = (grads * scale).to(torch.float16)\n'
+        '    return ((stored == 0) & nonzero).sum() / nonzero.sum()\n',
         # fp32 arithmetic, counting with Python ints
         'def underflow_fraction(grads, scale=1.0):\n'
         '    g = grads.float().flatten()\n'
