@@ -68,6 +68,7 @@ class Zygote:
         self.last_child = 0
         self.allow_warm = bool(args.warm)
         self.optim_ready = False  # torch._dynamo imported (see _import_for)
+        self.meta_ready = False  # the 'meta' device used once (see _import_for)
 
     # -- start
     def preload(self) -> None:
@@ -170,15 +171,29 @@ class Zygote:
         return Report(Status.OK, "", cells)
 
     def _import_for(self, steps: list[Step]) -> None:
-        """torch.optim imports dynamo (2 s) on an optimizer's first construction. Once a
-        submission's steps mention optim (notebooks 07 and 09), import it here, once, so that
-        every later child inherits it; zygotes whose notebooks build no optimizer never pay."""
-        if self.optim_ready or not any("optim" in json.dumps(step.to_wire()) for step in steps):
+        """First uses that cost seconds in every child, paid here once when a submission's
+        steps first need them, so that every later child inherits them; zygotes whose
+        notebooks never need one never pay. torch.optim imports dynamo (2 s) on an
+        optimizer's first construction (notebooks 07 and 09); the first operation on the
+        'meta' device sets up its kernels (0.7 s, 2 s on a loaded machine: notebooks 02b, 04,
+        08 and 09 check answers there, against a per-check time limit)."""
+        if self.optim_ready and self.meta_ready:
             return
-        import importlib
+        wire = "".join(json.dumps(step.to_wire()) for step in steps)
+        ready = self.optim_ready, self.meta_ready
+        if not self.optim_ready and "optim" in wire:
+            import importlib
 
-        importlib.import_module("torch._dynamo")
-        self.optim_ready = True
+            importlib.import_module("torch._dynamo")
+            self.optim_ready = True
+        if not self.meta_ready and "meta" in wire:
+            import torch
+
+            square = torch.empty(2, 2, device="meta")
+            (square @ square + square).sum()
+            self.meta_ready = True
+        if ready == (self.optim_ready, self.meta_ready):
+            return
         self.base_anon = read_status("self").get("RssAnon", 0) * 1024  # as after preload
 
     def run(self, steps: list[Step]) -> Report:

@@ -61,6 +61,22 @@ WRONG: dict[str, list[str]] = {
         "    k2 = k.reshape(-1, k.shape[-2], d)\n"
         "    out = torch.bmm(q2, k2.transpose(1, 2)) / math.sqrt(d)\n"
         "    return out.view(*q.shape[:-1], k.shape[-2])\n",
+        # hidden ** -1/2 is (hidden ** -1) / 2, as ** binds tighter than /: write hidden ** -0.5
+        "def attention_scores(q, k):\n"
+        "    return einsum(q, k, '... s d, ... t d -> ... s t') * q.shape[-1] ** -1/2\n",
+        # softmax applied: the exercise asks for the scores, before any softmax
+        "def attention_scores(q, k):\n"
+        "    scores = einsum(q, k, '... s d, ... t d -> ... s t') / math.sqrt(q.shape[-1])\n"
+        "    return torch.softmax(scores, dim=-1)\n",
+        # scaled by sqrt of the number of keys (k.shape[-2]), not of hidden (the last dimension)
+        "def attention_scores(q, k):\n"
+        "    return einsum(q, k, '... s d, ... t d -> ... s t') / math.sqrt(k.shape[-2])\n",
+        # multiplied by sqrt(hidden) where the dot products are divided by it
+        "def attention_scores(q, k):\n"
+        "    return einsum(q, k, '... s d, ... t d -> ... s t') * math.sqrt(q.shape[-1])\n",
+        # names in the wrong order: '... d s' reads q's last axis as seq, so the sum runs over seq, not hidden
+        "def attention_scores(q, k):\n"
+        "    return einsum(q, k, '... d s, ... d t -> ... s t') / math.sqrt(q.shape[-1])\n",
     ],
     "split_merge_heads": [
         # split as (d_head heads): the features are dealt out to the heads in turn; the pattern is (heads d_head)
@@ -110,6 +126,23 @@ WRONG: dict[str, list[str]] = {
         "\n\ndef merge_heads(x):\n"
         "    b, h, s, d = x.shape\n"
         "    return x.transpose(1, 2).reshape(b, s, h * d)\n",
+        # torch.stack copies the chunks into a new tensor: split_heads must be a view of x
+        "def split_heads(x, heads):\n"
+        "    return torch.stack(x.chunk(heads, dim=-1), dim=-3)\n"
+        + _MERGE,
+        # torch.cat copies even where a view exists: merging what split_heads made must give back x's storage
+        _SPLIT
+        + "\n\ndef merge_heads(x):\n"
+        "    return torch.cat(x.unbind(-3), dim=-1)\n",
+        # heads given as the size of d_head: rearrange(..., d=heads) cuts the features into pieces of length heads
+        "def split_heads(x, heads):\n"
+        "    return rearrange(x, '... s (h d) -> ... h s d', d=heads)\n"
+        + _MERGE,
+        # transpose(1, 2) by fixed positions: without a batch dimension it swaps seq with d_head, not heads with seq
+        _SPLIT
+        + "\n\ndef merge_heads(x):\n"
+        "    y = x.transpose(1, 2)\n"
+        "    return y.reshape(*y.shape[:-2], -1)\n",
     ],
     "einsum_flops": [
         # a multiply-add counted as one FLOP: it is two
@@ -146,6 +179,31 @@ WRONG: dict[str, list[str]] = {
         "    inputs, output = expression.split('->')\n"
         "    names = {part.split()[0] for part in inputs.split(',')} | set(output.split())\n"
         "    return 2 * math.prod(sizes[n] for n in names)\n",
+        # asks torch's FLOP counter (count_flops) instead of reading the count off the expression
+        "def einsum_flops(expression, sizes):\n"
+        "    inputs = expression.split('->')[0].split(',')\n"
+        "    tensors = [torch.empty([sizes[n] for n in part.split()], device='meta') for part in inputs]\n"
+        "    return count_flops(einsum, *tensors, expression)\n",
+        # a float (2.0 * ...): a count is a whole number, keep it in integers
+        "def einsum_flops(expression, sizes):\n"
+        "    inputs, output = expression.split('->')\n"
+        "    names = set(inputs.replace(',', ' ').split())\n"
+        "    return 2.0 * math.prod(sizes[n] for n in names)\n",
+        # only three names taken, as in 2·m·k·n: every distinct name counts
+        "def einsum_flops(expression, sizes):\n"
+        "    inputs, output = expression.split('->')\n"
+        "    names = list(dict.fromkeys(inputs.replace(',', ' ').split()))\n"
+        "    return 2 * math.prod(sizes[n] for n in names[:3])\n",
+        # split on spaces only: 'hidden,' and '->' are not names
+        "def einsum_flops(expression, sizes):\n"
+        "    names = set(expression.split()) - {'->'}\n"
+        "    return 2 * math.prod(sizes[n] for n in names)\n",
+        # every name of both inputs taken as summed: batch is in both inputs but kept, so it counts twice
+        "def einsum_flops(expression, sizes):\n"
+        "    inputs, output = expression.split('->')\n"
+        "    first, second = (set(part.split()) for part in inputs.split(','))\n"
+        "    names = [*output.split(), *(first & second)]\n"
+        "    return 2 * math.prod(sizes[n] for n in names)\n",
     ],
     "causal_mask": [
         # the upper triangle (triu): in (query, key) order that lets each query see the future
@@ -157,7 +215,7 @@ WRONG: dict[str, list[str]] = {
         # the diagonal left out: each position may attend to itself
         "def causal_mask(seq, device=None):\n"
         "    return torch.ones(seq, seq, dtype=torch.bool, device=device).tril(-1)\n",
-        # a float mask of 0.0 and 1.0 (torch.ones is float32): make it torch.bool
+        # a float mask (torch.ones makes float32 unless given dtype=torch.bool): make it torch.bool
         "def causal_mask(seq, device=None):\n"
         "    return torch.ones(seq, seq, device=device).tril()\n",
         # an integer mask: make it torch.bool
@@ -166,6 +224,20 @@ WRONG: dict[str, list[str]] = {
         # the device argument ignored
         "def causal_mask(seq, device=None):\n"
         "    return torch.ones(seq, seq, dtype=torch.bool).tril()\n",
+        # a uint8 mask (what masks were before torch.bool): make it torch.bool
+        "def causal_mask(seq, device=None):\n"
+        "    return torch.ones(seq, seq, dtype=torch.uint8, device=device).tril()\n",
+        # a NumPy array: return a torch tensor, made on the device asked for
+        "import numpy as np\n\n"
+        "def causal_mask(seq, device=None):\n"
+        "    return np.tril(np.ones((seq, seq), dtype=bool))\n",
+        # a float mask (torch.ones makes float32 unless given dtype=torch.bool): make it torch.bool
+        "def causal_mask(seq, device=None):\n"
+        "    allowed = torch.ones(seq, seq, dtype=torch.bool, device=device).tril()\n"
+        "    return torch.zeros(seq, seq, device=device).masked_fill(~allowed, float('-inf'))\n",
+        # tril(1) lets each query see one key ahead: the diagonal argument shifts the triangle
+        "def causal_mask(seq, device=None):\n"
+        "    return torch.ones(seq, seq, dtype=torch.bool, device=device).tril(1)\n",
     ],
 }
 
@@ -182,6 +254,9 @@ RIGHT: dict[str, list[str]] = {
         "def attention_scores(q, k):\n"
         "    d = q.shape[-1]\n"
         "    return (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / d ** 0.5\n",
+        # matmul with .mT, q scaled first (out of place)
+        "def attention_scores(q, k):\n"
+        "    return (q * q.size(-1) ** -0.5) @ k.mT\n",
     ],
     "split_merge_heads": [
         # view then transpose, and transpose then reshape
@@ -195,6 +270,11 @@ RIGHT: dict[str, list[str]] = {
         "    return x.unflatten(-1, (heads, -1)).movedim(-2, -3)\n"
         "\n\ndef merge_heads(x):\n"
         "    return x.movedim(-3, -2).flatten(-2)\n",
+        # reshape with -1 and swapaxes, both ways
+        "def split_heads(x, heads):\n"
+        "    return x.reshape(*x.shape[:-1], heads, -1).swapaxes(-3, -2)\n"
+        "\n\ndef merge_heads(x):\n"
+        "    return x.swapaxes(-3, -2).reshape(*x.shape[:-3], x.shape[-2], -1)\n",
     ],
     "einsum_flops": [
         # a loop over the characters' names with a set, int arithmetic
@@ -211,6 +291,22 @@ RIGHT: dict[str, list[str]] = {
         "def einsum_flops(expression, sizes):\n"
         "    names = set(re.findall(r'\\w+', expression.split('->')[0]))\n"
         "    return 2 * math.prod(sizes[n] for n in names)\n",
+        # NumPy product: an np.int64 (exact below 2^63)
+        "import numpy as np\n\n"
+        "def einsum_flops(expression, sizes):\n"
+        "    names = set(expression.replace('->', ',').replace(',', ' ').split())\n"
+        "    return 2 * np.prod([sizes[n] for n in sorted(names)])\n",
+        # a 0-d int64 tensor: the result's size times the summed names' sizes
+        "def einsum_flops(expression, sizes):\n"
+        "    inputs, output = expression.split('->')\n"
+        "    kept = output.split()\n"
+        "    summed = set(inputs.replace(',', ' ').split()) - set(kept)\n"
+        "    return 2 * torch.tensor([sizes[n] for n in [*kept, *summed]]).prod()\n",
+        # the first input's names and the result's (every name is in one of them)
+        "def einsum_flops(expression, sizes):\n"
+        "    inputs, output = expression.split('->')\n"
+        "    names = set(inputs.split(',')[0].split()) | set(output.split())\n"
+        "    return 2 * math.prod(sizes[n] for n in names)\n",
     ],
     "causal_mask": [
         # comparison of positions: key index <= query index
@@ -220,5 +316,11 @@ RIGHT: dict[str, list[str]] = {
         # torch.tril of a bool ones, then the lecture's triu transposed
         "def causal_mask(seq, device=None):\n"
         "    return torch.ones(seq, seq, dtype=torch.bool, device=device).triu().t()\n",
+        # float ones, tril, then .bool()
+        "def causal_mask(seq, device=None):\n"
+        "    return torch.ones(seq, seq, device=device).tril().bool()\n",
+        # not the strict upper triangle, made on the CPU and moved with .to(device)
+        "def causal_mask(seq, device=None):\n"
+        "    return (~torch.ones(seq, seq, dtype=torch.bool).triu(1)).to(device)\n",
     ],
 }
