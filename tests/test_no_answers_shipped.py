@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import itertools
 import math
 import multiprocessing
 import pkgutil
@@ -125,10 +126,14 @@ def _helpers_passing(assignment: str, solution: str, test: str) -> list[str]:
 
     cases = load_spec(instructor_notebook(assignment)).checks[test].cases
     imports = _notebook_imports(assignment)
+    solved = _solved_namespace(assignment)
+    # each name the answer cell defines, the others kept as the instructor wrote them
+    targets = [(name, {name: solved[name] for name in _answer_names(assignment, solution)})
+               for name in _answer_names(assignment, solution)]
     signal.signal(signal.SIGALRM, _too_slow)
     passing = []
-    for qualified, helper in _helpers().items():
-        namespace = {**imports, solution: helper}
+    for (qualified, helper), (name, answers) in itertools.product(_helpers().items(), targets):
+        namespace = {**imports, **answers, name: helper}
         signal.alarm(HELPER_SECONDS)
         try:
             with contextlib.redirect_stdout(io.StringIO()), \
@@ -140,7 +145,7 @@ def _helpers_passing(assignment: str, solution: str, test: str) -> list[str]:
             signal.alarm(0)
             plt.close("all")
         if all(v is None for v in verdicts):
-            passing.append(qualified)
+            passing.append(f"{qualified} as {name}")
     return passing
 
 
@@ -157,18 +162,42 @@ def test_no_helper_passes_an_exercises_checks(assignment, solution, test, trials
     assert not passing, f"{passing} pass every check of {solution}: the answer ships to students"
 
 
+def _solved_namespace(assignment: str) -> dict[str, object]:
+    """The notebook's imports with every solution cell run (Cruncher needs Linear)."""
+    notebook = instructor_notebook(assignment)
+    namespace = _notebook_imports(assignment)
+    solutions = load_spec(notebook).solution_ids
+    for cell in read_notebook(notebook).cells:
+        if grade_id_of(cell) in solutions:
+            exec(cell.source, namespace)  # noqa: S102 - our own solution cells
+    return namespace
+
+
+def _answer_names(assignment: str, solution: str) -> list[str]:
+    """What a student writes in the answer cell: the name the cell is graded by, or, for a
+    cell that defines several (02b's ``split_heads`` and ``merge_heads``), each of them."""
+    cell = next(c for c in read_notebook(instructor_notebook(assignment)).cells
+                if grade_id_of(c) == solution)
+    defined = []
+    for node in ast.parse(cell.source).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            defined.append(node.name)
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, ast.AnnAssign) else []
+        defined += [t.id for t in targets if isinstance(t, ast.Name)]
+    return [solution] if solution in defined else defined
+
+
 def test_the_comparison_would_catch_a_leaked_solution():
     # The same judging, fed the instructor's solution, must pass: otherwise the test above
     # could pass for the wrong reason (e.g. checks that nothing can satisfy).
     for assignment, solution, test in EXERCISES:
-        notebook = instructor_notebook(assignment)
-        spec = load_spec(notebook)
-        namespace = _notebook_imports(assignment)
-        solutions = load_spec(notebook).solution_ids  # all of them: Cruncher needs Linear
-        for cell in read_notebook(notebook).cells:
-            if grade_id_of(cell) in solutions:
-                exec(cell.source, namespace)  # noqa: S102 - our own solution cells
-        answer = namespace[solution]  # a function, a class, or a table (a dict) to fill in
-        assert inspect.isfunction(answer) or inspect.isclass(answer) or isinstance(answer, dict)
-        cases = spec.checks[test].cases
+        namespace = _solved_namespace(assignment)
+        names = _answer_names(assignment, solution)
+        assert names, solution
+        for name in names:  # a function, a class, or a table (a dict) to fill in
+            answer = namespace[name]
+            assert inspect.isfunction(answer) or inspect.isclass(answer) or \
+                isinstance(answer, dict), name
+        cases = load_spec(instructor_notebook(assignment)).checks[test].cases
         assert all(judge(c, evaluate(c, namespace)) is None for c in cases), solution

@@ -1,11 +1,12 @@
 """Does a student's function compute its answer, or ask a measuring tool for it?
 
 Notebooks 02b, 04 and 05 ask for formulas: the FLOPs of an einsum and of a matmul (plain and
-batched), an arithmetic intensity, the FLOPs of a forward and a backward pass. Each notebook also has
-tools that *measure* those numbers (``FlopCounterMode``, ``lecture_utils.flops.count_flops``),
-to check the formulas against. A function that calls one of them returns the right number
-without the formula the exercise asks for. (``hardware.fraction_of_peak`` is watched too, but
-no exercise bans it any more: an MFU is one division, and any helper doing it is fine.)
+batched), an arithmetic intensity, the FLOPs of a forward and a backward pass. Each notebook
+also has tools that *measure* those numbers (``FlopCounterMode``,
+``lecture_utils.flops.count_flops``), to check the formulas against. A function that calls
+one of them returns the right number without the formula the exercise asks for.
+(``hardware.fraction_of_peak`` is watched too, but no exercise bans it any more: an MFU is one
+division, and any helper doing it is fine.)
 
 ``uses_measuring_tool(fn, *args)`` calls ``fn(*args)`` once and says whether any of those
 tools ran meanwhile. It watches Python calls with ``sys.setprofile``, by code object, so it
