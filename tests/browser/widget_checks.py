@@ -119,7 +119,8 @@ WIDGET_CHECKS: dict[str, tuple[Callable, list[str]]] = {
     # = 550) the rate is 5e-4 + 0.5 · 5e-4 · (1 + cos(π/2)) = 7.5e-4; at total_steps, 5e-4
     "Learning-rate schedule (max_lr = 1e-3)": (
         slide_to_max("min_lr / max_lr"),
-        ["half-way through the decay (step 550): 7.50e-04", "total_steps (step 1000): 5.00e-04"]),
+        # a label → value table: its text has each label right before its value
+        ["half-way through the decay (step 550)7.50e-04", "total_steps (step 1000)5.00e-04"]),
     # 10 mixed precision: entries go here
     # k at its end, 32: the 81 values 10^-12, 10^-11.9, ..., 10^-4 times 2^32 = 4.29e9 run from
     # 4.3e-3 (no underflow) up to 4.3e5; 10^-4.8 · 2^32 = 68,000 is past fp16's 65,504, so the
