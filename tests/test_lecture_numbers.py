@@ -62,6 +62,11 @@ LECTURE_NUMBERS = {
         # k steps + save + load into fresh objects + N - k steps == N straight steps
         ("parameters bitwise equal (torch.equal, all 5 tensors): True",
          "same_params and same_losses"),
+        # one step of Cruncher(4, 2) at batch 2 with AdaGrad: 36 + 36 + 36 + 16 floats, 6·B·P
+        ("total (bytes)                                496",
+         'training_step_budget(4, 2, 2, "adagrad")["total"] == 496'),
+        ("forward + backward (FLOPs)                   432",
+         'training_step_budget(4, 2, 2, "adagrad")["flops"] == 432'),
     ],
     # 10 mixed precision: entries go here
     "10_mixed_precision": [
