@@ -24,14 +24,7 @@ import torch
 
 from lecture_utils.i18n import tr
 from lecture_utils.memory import cpu_allocated_delta, cuda_allocated_delta, format_bytes
-from lecture_utils.tables import display_width
-
-
-def _pad(text: str, width: int, side: str) -> str:
-    """``text`` padded with spaces to ``width`` display columns, on the right (``"l"``) or
-    the left (``"r"``)."""
-    space = " " * (width - display_width(text))
-    return text + space if side == "l" else space + text
+from lecture_utils.tables import text_table
 
 
 def _storage_key(t: torch.Tensor) -> tuple[str, int]:
@@ -86,21 +79,9 @@ class SavedTensors:
         display width (a CJK character takes two)."""
         labels = self.names(named) if named is not None else ["" for _ in self.items]
         head = [tr("tensor"), tr("shape"), tr("dtype"), tr("bytes"), tr("note")]
-        view = tr("view")
-        widths = [max([display_width(label) for label in labels] + [display_width(head[0])]),
-                  max(14, display_width(head[1])), max(15, display_width(head[2])),
-                  max(11, display_width(head[3]))]
-        lines = ["  ".join([_pad(head[0], widths[0], "l"), _pad(head[1], widths[1], "l"),
-                            _pad(head[2], widths[2], "l"), _pad(head[3], widths[3], "r"),
-                            head[4]]),
-                 "  ".join(["-" * w for w in widths] + ["-" * max(4, display_width(head[4]))])]
-        for label, s in zip(labels, self.items):
-            note = view if s.is_view else ""
-            lines.append("  ".join([_pad(label, widths[0], "l"),
-                                    _pad(str(s.shape), widths[1], "l"),
-                                    _pad(str(s.dtype), widths[2], "l"),
-                                    _pad(f"{s.nbytes:,}", widths[3], "r"), note]).rstrip())
-        return "\n".join(lines)
+        rows = [[label, str(s.shape), str(s.dtype), f"{s.nbytes:,}", tr("view") if s.is_view
+                 else ""] for label, s in zip(labels, self.items)]
+        return text_table([head, *rows], "lllrl", rule=True, min_widths=(0, 14, 15, 11))
 
     def __str__(self) -> str:
         return (f"{len(self.items)} saved tensors, {format_bytes(self.total_bytes)} "

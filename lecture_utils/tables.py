@@ -21,11 +21,13 @@ def _pad(text: str, width: int, side: str) -> str:
     return text + space if side == "l" else space + text
 
 
-def text_table(rows: Sequence[Sequence[str]], align: str, *, rule: bool = False) -> str:
+def text_table(rows: Sequence[Sequence[str]], align: str, *, rule: bool = False,
+               min_widths: Sequence[int] = ()) -> str:
     """``rows`` (the header first) as columns two spaces apart, each aligned as ``align``
-    says per column (``"l"`` or ``"r"``); ``rule`` adds a dashed line under the header.
-    No line ends in spaces."""
-    widths = [max(display_width(row[col]) for row in rows) for col in range(len(align))]
+    says per column (``"l"`` or ``"r"``) and at least as wide as ``min_widths`` says (first
+    columns first); ``rule`` adds a dashed line under the header. No line ends in spaces."""
+    widths = [max([display_width(row[col]) for row in rows]
+                  + list(min_widths[col:col + 1])) for col in range(len(align))]
 
     def line(cells: Sequence[str]) -> str:
         return "  ".join(_pad(cell, width, side)
