@@ -26,7 +26,7 @@ import ast
 import json
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -146,8 +146,7 @@ def _has_float(value: Any) -> bool:
 
 def _same(case: Case, value: Any, other: Any) -> bool:
     """Whether ``value`` matches ``other`` within the case's own tolerance."""
-    return judge(Case(case.call, other, rel=case.rel, abs=case.abs, exact=case.exact,
-                      integer=case.integer), Outcome(value=value)) is None
+    return judge(replace(case, expect=other, hints=()), Outcome(value=value)) is None
 
 
 def _shortest(case: Case, value: Any) -> Any:
@@ -211,9 +210,7 @@ def collect_hints(spec: AssignmentSpec, graded: list[GradedAnswers],
                     continue
                 hint = Hint(exercise.test, index, hidden, _shortest(case, value), said[0])
                 try:
-                    check_hints(Case(case.call, case.expect, rel=case.rel, abs=case.abs,
-                                     exact=case.exact, integer=case.integer,
-                                     hints=((value, hint.message),)), hidden, where)
+                    check_hints(replace(case, hints=((value, hint.message),)), hidden, where)
                 except SpecError as problem:
                     notes.append(str(problem))
                     continue

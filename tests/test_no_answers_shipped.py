@@ -126,13 +126,14 @@ def _helpers_passing(assignment: str, solution: str, test: str) -> list[str]:
 
     cases = load_spec(instructor_notebook(assignment)).checks[test].cases
     imports = _notebook_imports(assignment)
-    solved = _solved_namespace(assignment)
-    # each name the answer cell defines, the others kept as the instructor wrote them
-    targets = [(name, {name: solved[name] for name in _answer_names(assignment, solution)})
-               for name in _answer_names(assignment, solution)]
+    # each name the answer cell defines, with the others as the instructor wrote them (run
+    # only for a cell that defines several, such as 02b's split_heads and merge_heads)
+    names = _answer_names(assignment, solution)
+    solved = _solved_namespace(assignment) if len(names) > 1 else {}
+    answers = {name: solved[name] for name in names if name in solved}
     signal.signal(signal.SIGALRM, _too_slow)
     passing = []
-    for (qualified, helper), (name, answers) in itertools.product(_helpers().items(), targets):
+    for (qualified, helper), name in itertools.product(_helpers().items(), names):
         namespace = {**imports, **answers, name: helper}
         signal.alarm(HELPER_SECONDS)
         try:
