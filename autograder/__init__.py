@@ -3,5 +3,5 @@
 ``python -m autograder check NOTEBOOK`` grades one filled-in notebook against the instructor
 version (hidden tests included); ``python -m autograder release`` regenerates the student
 notebooks from ``solutions/``; ``python -m autograder grade`` grades a class. Where each
-part lives is in the README's layout table. Imports nothing.
+part lives is in docs/layout.md. Imports nothing.
 """

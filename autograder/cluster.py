@@ -167,7 +167,7 @@ def security_for(options: ClusterOptions) -> Any:
             raise GradeError(
                 f"{address}: a TLS scheduler needs --tls-ca-file, --tls-cert and --tls-key "
                 "(the CA that signed the cluster's certificates, and this client's "
-                "certificate and key); see the README's 'Grading on a cluster'")
+                "certificate and key); see docs/cluster.md")
         return Security(tls_ca_file=options.tls_ca_file, tls_client_cert=options.tls_cert,
                         tls_client_key=options.tls_key, require_encryption=True)
     if parts.scheme != "tcp":

@@ -13,7 +13,7 @@ is drawn from ``--seed``.
 
     .venv/bin/python scripts/demo_class.py                         # 300 students, notebook 00
     .venv/bin/python scripts/demo_class.py --students 40 --course /tmp/demo \\
-        --screenshot docs/class-report.png
+        --screenshot docs/images/class-report.png
 
 The course directory is an ordinary nbgrader course (``nbgrader_config.py``, ``source/``,
 ``submitted/``, ``gradebook.db``); the script runs ``nbgrader generate_assignment``, then
@@ -44,7 +44,7 @@ from autograder.course_dirs import nbgrader_env  # noqa: E402
 from autograder.notebook import grade_id, nbgrader_meta, read_notebook  # noqa: E402
 from autograder.sandbox.bwrap import sandbox_available  # noqa: E402
 
-SCREENSHOT_BYTES = 150_000  # what the README's images may weigh (tests/test_readme_images.py)
+SCREENSHOT_BYTES = 150_000  # what the docs' images may weigh (tests/test_readme_images.py)
 BLANK_RATE = 0.04  # students who leave an exercise as released
 SLIP_SHARE = 0.25  # of the wrong answers: slips (mutants) rather than listed mistakes
 SLIPS = 3  # different slips per exercise, so that each is made by several students

@@ -1,7 +1,7 @@
 """`grade` on a real Dask cluster: TLS, scores equal to the local pool's, workers killed
 mid-batch, a submission that kills every worker it touches, GPU tasks routed by resource.
 
-The cluster is started the way the README tells an instructor (`dask scheduler`, `dask
+The cluster is started the way docs/cluster.md tells an instructor (`dask scheduler`, `dask
 worker` with TLS certificates), on 127.0.0.1, by tests/support/dask_cluster.py.
 """
 
@@ -372,7 +372,7 @@ def test_refusals_tell_the_instructor_what_to_do_and_tls_uses_the_files_given():
         ClusterOptions(scheduler="tls://g:1", tls_ca_file="a"):
             "tls://g:1: a TLS scheduler needs --tls-ca-file, --tls-cert and --tls-key (the CA "
             "that signed the cluster's certificates, and this client's certificate and key); "
-            "see the README's 'Grading on a cluster'",
+            "see docs/cluster.md",
         ClusterOptions(scheduler="ucx://g:1"):
             "ucx://g:1: unsupported scheduler address; use tls://HOST:PORT (or "
             "tcp://127.0.0.1:PORT for a scheduler on this machine)",

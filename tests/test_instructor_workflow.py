@@ -1,10 +1,10 @@
-"""The README's instructor section, run with stock nbgrader commands on a copy of the repo.
+"""docs/instructors.md's nbgrader workflow, run with stock nbgrader commands on a copy of the repo.
 
 release → (a student fetches, fills in, submits) → collect → autograde → feedback →
 export, with a real exchange directory and gradebook. nbgrader's exchange names a student
 by their OS login, so the student who goes through it is this process's user and submits the
 solution; a second student ("bob") hands in the untouched notebook another way, placed in
-submitted/ by hand as the README describes.
+submitted/ by hand as docs/instructors.md describes.
 """
 
 from __future__ import annotations

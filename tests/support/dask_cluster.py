@@ -1,6 +1,6 @@
 """A real Dask cluster on this machine for the grader's tests: TLS certificates made with
 openssl, a `dask scheduler` and `dask worker` processes started as an instructor would
-(README, "Grading on a cluster"), all on 127.0.0.1, all stopped at the end."""
+(docs/cluster.md), all on 127.0.0.1, all stopped at the end."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def running_cluster(folder: Path, *, tls: bool = True, allowed_failures: int = 1
     port = free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(REPO / "tests")]),
                DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES=str(allowed_failures),
-               DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION="1.0",  # as the README advises
+               DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION="1.0",  # as docs/cluster.md advises
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     scheme = "tls" if tls else "tcp"
     cluster = Cluster(f"{scheme}://127.0.0.1:{port}", certificates, folder, env)
