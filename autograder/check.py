@@ -23,7 +23,11 @@ from autograder.results import NotebookResult
 from autograder.sandbox.bwrap import sandbox_available
 from autograder.sandbox.worker import Worker
 from autograder.spec import load_spec
-from lecture_utils.i18n import ENGLISH, notebook_language
+from lecture_utils.i18n import ENGLISH, N_, notebook_language
+
+# Printed by ``check`` above its table where bubblewrap is missing (Colab, macOS).
+UNSANDBOXED = N_("No sandbox here (bubblewrap is not installed): your notebook's code ran in a "
+                 "separate process without one, which is fine for your own code.")
 
 
 def language_of(path: Path) -> str:
@@ -34,12 +38,14 @@ def language_of(path: Path) -> str:
         return ENGLISH
 
 
-def check_notebook(path: Path) -> NotebookResult:
-    """Grade ``path`` (a student's copy); raises NotebookError on bad input."""
+def check_notebook(path: Path, *, sandboxed: bool | None = None) -> NotebookResult:
+    """Grade ``path`` (a student's copy); raises NotebookError on bad input. ``sandboxed``:
+    whether to run it under bubblewrap (default: where bubblewrap works)."""
     notebook = read_notebook(path)
     assignment = identify(path, notebook)
     spec = load_spec(instructor_notebook(assignment))
-    sandboxed, _ = sandbox_available()
+    if sandboxed is None:
+        sandboxed, _ = sandbox_available()
     with Worker(Limits(), sandbox=sandboxed) as worker:
         result = grade_submission(worker, spec, Submission("", path.parent, path), assignment)
     result.notebook = str(path)

@@ -13,6 +13,10 @@ Two ways in:
   ``fraction_of_peak`` returns None, meaning "undefined", rather than inventing a number or raising.
 * ``gpu(name)`` takes a display name such as ``"H100 SXM"``, for notebooks that talk about a
   GPU they are not running on; an unknown name raises a KeyError listing the known ones.
+
+Which 16-bit type a GPU multiplies in hardware is a question of its compute capability, not of
+what torch will run: ``native_bf16`` answers it, and ``format_mfu`` says why an MFU is missing
+or meaningless (bf16 on a T4 runs emulated; TF32 there is plain fp32).
 """
 
 from __future__ import annotations
@@ -22,7 +26,19 @@ from dataclasses import dataclass, field
 
 import torch
 
+from lecture_utils.i18n import N_, tr_format
+
 T = 1e12
+
+# Ampere (compute capability 8.0) is the first NVIDIA architecture whose tensor cores take bf16
+# and TF32. On older GPUs (Colab's T4 is 7.5) torch still runs bf16 matmuls, converted to fp32
+# in software, and torch.cuda.is_bf16_supported() answers True there: its including_emulation
+# argument defaults to True (torch/cuda/__init__.py; pytorch/pytorch PR #148322 asked for a
+# warning). The notebooks therefore ask the compute capability, through ``native_bf16``.
+NATIVE_BF16_CAPABILITY = (8, 0)
+BF16_EMULATED = N_("{gpu} (compute capability {capability}) has no bf16 hardware: bf16 runs "
+                   "emulated here, so its speed and its MFU mean nothing; fp16 is this GPU's "
+                   "tensor-core path.")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -268,6 +284,54 @@ def fraction_of_peak(flops_per_second: float, peak_flops_per_sec: float | None) 
     return flops_per_second / peak_flops_per_sec
 
 
-def format_mfu(value: float | None) -> str:
-    """``'0.42'``, or a plain statement that MFU is undefined without a datasheet peak."""
-    return "undefined (no datasheet peak for this device)" if value is None else f"{value:.2f}"
+def _capability(device: torch.device) -> tuple[int, int]:
+    props = torch.cuda.get_device_properties(device)
+    return props.major, props.minor
+
+
+def native_bf16(device: torch.device | str) -> bool:
+    """Whether ``device`` multiplies bf16 in hardware: a CUDA GPU of compute capability 8.0
+    (Ampere) or later, which also has TF32. False for a CPU or MPS, which have no datasheet
+    peak here. Unlike ``torch.cuda.is_bf16_supported()``, emulation does not count."""
+    device = torch.device(device)
+    return device.type == "cuda" and _capability(device) >= NATIVE_BF16_CAPABILITY
+
+
+def tensor_core_dtype(device: torch.device | str) -> torch.dtype:
+    """The 16-bit float to time and quote an MFU for on ``device``: fp16 on a CUDA GPU without
+    bf16 hardware (T4, V100), else bf16 (CPUs too, where fp16 matmuls are far slower)."""
+    device = torch.device(device)
+    if device.type == "cuda" and not native_bf16(device):
+        return torch.float16
+    return torch.bfloat16
+
+
+def bf16_note(device: torch.device | str) -> str | None:
+    """One line for a GPU cell on a CUDA GPU without bf16 hardware: bf16 is emulated there,
+    its MFU meaningless, and fp16 is the tensor-core path. None everywhere else."""
+    device = torch.device(device)
+    if device.type != "cuda" or native_bf16(device):
+        return None
+    major, minor = _capability(device)
+    return tr_format(BF16_EMULATED, gpu=torch.cuda.get_device_name(device),
+                     capability=f"{major}.{minor}")
+
+
+def format_mfu(value: float | None, device: torch.device | str | None = None,
+               dtype: torch.dtype | str = torch.float32) -> str:
+    """``'0.42'``, or why there is no MFU. Given the ``device`` and ``dtype`` that were timed,
+    a CUDA GPU without bf16 hardware gets the reason: bf16 is emulated there (an MFU against
+    no peak is meaningless) and TF32 does not exist (those matmuls ran as plain fp32).
+    Otherwise the reason is the missing datasheet peak."""
+    if value is not None:
+        return f"{value:.2f}"
+    if device is not None and torch.device(device).type == "cuda" and not native_bf16(device):
+        major, minor = _capability(torch.device(device))
+        key = precision_key(dtype, tf32=False)
+        if key == "bf16":
+            return (f"meaningless (bf16 is emulated on this GPU, compute capability "
+                    f"{major}.{minor}: it has no bf16 tensor cores)")
+        if key == "tf32":
+            return (f"undefined (no TF32 on this GPU, compute capability {major}.{minor}: "
+                    "these matmuls ran as plain fp32)")
+    return "undefined (no datasheet peak for this device)"

@@ -1,3 +1,5 @@
+from types import SimpleNamespace
+
 import pytest
 import torch
 
@@ -277,3 +279,105 @@ def test_the_lookup_tables_cover_every_name_and_refuse_a_clash():
     assert len(by_device) == sum(len(spec.device_names) for spec in hardware.GPUS)
     with pytest.raises(ValueError, match=r"^'same' names both '.+' and '.+'$"):
         hardware._index(lambda spec: ("same",))
+
+
+# --- bf16 in hardware or emulated: the compute capability decides, not is_bf16_supported() ---
+
+def _fake_gpu(monkeypatch, name: str, major: int, minor: int) -> None:
+    """Make torch.cuda describe one GPU, as torch.cuda.get_device_properties does, with no GPU
+    here. is_bf16_supported() would say True for every one of them (emulation counts)."""
+    props = SimpleNamespace(name=name, major=major, minor=minor)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda device=None: props)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: name)
+
+
+@pytest.mark.parametrize(("name", "major", "minor", "native"), [
+    ("Tesla T4", 7, 5, False),               # Turing: Colab's free GPU
+    ("Tesla V100-SXM2-16GB", 7, 0, False),   # Volta
+    ("NVIDIA A100-SXM4-40GB", 8, 0, True),   # Ampere: the first with bf16 and TF32
+    ("NVIDIA L4", 8, 9, True),               # Ada
+    ("NVIDIA H100 80GB HBM3", 9, 0, True),   # Hopper
+])
+def test_native_bf16_follows_the_compute_capability(monkeypatch, name, major, minor, native):
+    _fake_gpu(monkeypatch, name, major, minor)
+    assert hardware.native_bf16("cuda") is native
+    assert hardware.native_bf16(torch.device("cuda", 0)) is native
+    assert hardware.tensor_core_dtype("cuda") == (torch.bfloat16 if native else torch.float16)
+    note = hardware.bf16_note("cuda")
+    if native:
+        assert note is None
+    else:
+        assert note.startswith(f"{name} (compute capability {major}.{minor}) has no bf16 hardware")
+        assert "emulated" in note and "fp16 is this GPU's tensor-core path" in note
+        assert "\n" not in note
+
+
+def test_cpu_and_mps_are_never_asked_for_a_capability(monkeypatch):
+    def no_gpu(device=None):
+        raise AssertionError("a CPU or MPS device must not ask CUDA for its properties")
+
+    monkeypatch.setattr(torch.cuda, "get_device_properties", no_gpu)
+    for device in ("cpu", "mps", torch.device("cpu")):
+        assert hardware.native_bf16(device) is False
+        assert hardware.tensor_core_dtype(device) == torch.bfloat16  # fp16 is slow on CPUs
+        assert hardware.bf16_note(device) is None
+        assert hardware.format_mfu(None, device, torch.bfloat16) == (
+            "undefined (no datasheet peak for this device)")
+
+
+def test_t4_mfu_text_says_why_for_bf16_and_tf32(monkeypatch):
+    """On a T4 the table has no bf16 or TF32 peak (None); the printed MFU says why, not n/a."""
+    _fake_gpu(monkeypatch, "Tesla T4", 7, 5)
+    assert hardware.device_peak_flops("cuda", torch.bfloat16) is None
+    assert hardware.format_mfu(None, "cuda", torch.bfloat16) == (
+        "meaningless (bf16 is emulated on this GPU, compute capability 7.5: it has no bf16 "
+        "tensor cores)")
+    assert hardware.format_mfu(None, "cuda", "bf16").startswith("meaningless (bf16 is emulated")
+    assert hardware.format_mfu(None, "cuda", "tf32") == (
+        "undefined (no TF32 on this GPU, compute capability 7.5: these matmuls ran as plain "
+        "fp32)")
+    # fp16 is the T4's tensor-core path: it has a peak, and an MFU is a number
+    peak = hardware.device_peak_flops("cuda", torch.float16)
+    assert peak == 65e12
+    assert hardware.format_mfu(hardware.fraction_of_peak(13e12, peak), "cuda",
+                               torch.float16) == "0.20"
+    # an fp16 or fp32 MFU that is missing for another reason keeps the generic reason
+    assert hardware.format_mfu(None, "cuda", torch.float16) == (
+        "undefined (no datasheet peak for this device)")
+
+
+def test_a_gpu_with_bf16_hardware_but_no_table_entry_keeps_the_generic_reason(monkeypatch):
+    _fake_gpu(monkeypatch, "NVIDIA L40S", 8, 9)
+    assert hardware.device_peak_flops("cuda", torch.bfloat16) is None
+    assert hardware.format_mfu(None, "cuda", torch.bfloat16) == (
+        "undefined (no datasheet peak for this device)")
+    assert hardware.format_mfu(None) == "undefined (no datasheet peak for this device)"
+
+
+def test_the_bf16_note_is_translated(monkeypatch):
+    from lecture_utils.i18n import use_language
+
+    _fake_gpu(monkeypatch, "Tesla T4", 7, 5)
+    with use_language("zh-CN"):
+        note = hardware.bf16_note("cuda")
+    assert note.startswith("Tesla T4") and "7.5" in note and "bf16" in note
+    assert note != hardware.bf16_note("cuda")
+
+
+# Colab's GPUs (the free T4; L4, A100 40GB and H100 on paid runtimes), as torch names them,
+# with their compute capability (NVIDIA's CUDA GPUs list: T4 7.5, L4 8.9, A100 8.0, H100 9.0).
+COLAB_GPUS = [("Tesla T4", 7, 5), ("NVIDIA L4", 8, 9), ("NVIDIA A100-SXM4-40GB", 8, 0),
+              ("NVIDIA H100 80GB HBM3", 9, 0)]
+
+
+@pytest.mark.parametrize(("name", "major", "minor"), COLAB_GPUS)
+def test_colab_gpus_are_in_the_table_and_their_bf16_peak_agrees_with_the_hardware(
+        monkeypatch, name, major, minor):
+    """A bf16 peak exactly where bf16 is native, a TF32 one likewise; the 16-bit MFU path
+    always has a peak, so every Colab GPU gets a real MFU for tensor_core_dtype."""
+    _fake_gpu(monkeypatch, name, major, minor)
+    assert hardware.find_gpu(name) is not None
+    native = hardware.native_bf16("cuda")
+    assert (hardware.device_peak_flops("cuda", torch.bfloat16) is not None) is native
+    assert (hardware.device_peak_flops("cuda", "tf32") is not None) is native
+    assert hardware.device_peak_flops("cuda", hardware.tensor_core_dtype("cuda")) is not None
