@@ -19,7 +19,8 @@ NOT_ALL_GRADED = 3  # grade's exit status when some submissions have no final gr
 
 
 def _check(args: argparse.Namespace) -> int:
-    from autograder.check import check_notebook, language_of
+    from autograder.check import UNSANDBOXED, check_notebook, language_of
+    from autograder.sandbox.bwrap import sandbox_available
     from lecture_utils.i18n import tr, use_language
 
     report = Path(args.json) if args.json else None
@@ -27,12 +28,15 @@ def _check(args: argparse.Namespace) -> int:
         print(f"autograder: {report}: cannot write the JSON report there: the folder "
               f"{report.parent} does not exist", file=sys.stderr)
         return 2
+    sandboxed, _ = sandbox_available()
     try:
-        result = check_notebook(Path(args.notebook))
+        result = check_notebook(Path(args.notebook), sandboxed=sandboxed)
     except NotebookError as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2
     with use_language(language_of(Path(args.notebook))):
+        if not sandboxed:
+            print(tr(UNSANDBOXED) + "\n")
         print(result.table())
         details = result.details()
         if details:
@@ -240,6 +244,29 @@ def _stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gradescope(args: argparse.Namespace) -> int:
+    from autograder.course import assignments
+    from autograder.gradescope.build import budget_seconds, build_zip
+    from autograder.limits import Limits
+
+    if args.assignment not in assignments():
+        print(f"autograder: {args.assignment}: not one of this course's assignments "
+              f"({', '.join(assignments())})", file=sys.stderr)
+        return 2
+    limits = Limits(**{option.field: option.to_limit(getattr(args, option.field))
+                        for option in GRADE_OPTIONS[:3]})
+    built = build_zip(args.assignment, Path(args.output), args.hidden_visibility, limits)
+    print(f"wrote {built.path}: {built.files} files, {built.bytes / 1024:.0f} KiB; "
+          f"{built.exercises} exercises, {built.max_score:g} points")
+    if built.hidden_exercises:
+        print(f"{built.hidden_exercises} exercise(s) have hidden checks: their scores (and "
+              f"so the total) have Gradescope visibility {args.hidden_visibility}")
+    print(f"upload it on Gradescope (Configure Autograder, Ubuntu 22.04 base image); set its "
+          f"timeout above {budget_seconds(limits) / 60:.0f} minutes and its memory above "
+          f"{limits.memory_bytes / 2**30 + 0.6:.1f} GB (docs/gradescope.md)")
+    return 0
+
+
 def _positive(kind: type) -> Callable[[str], float]:
     """An argparse type that accepts only numbers above zero."""
     def parse(text: str) -> float:
@@ -297,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
                        help="run student code without bubblewrap isolation (unsafe)")
     where = grade.add_argument_group(
         "where the sandboxes run", "Default: a Dask cluster of --jobs threads started in this "
-        "process. See the README's 'Grading on a cluster' for scheduler and workers.")
+        "process. See docs/cluster.md for scheduler and workers.")
     where.add_argument("--engine", choices=ENGINES, default="dask",
                        help="dask (default), or threads: a plain pool in this process")
     where.add_argument("--scheduler", metavar="ADDRESS",
@@ -412,6 +439,26 @@ def main(argv: list[str] | None = None) -> int:
                        help="wrong values listed per check case (default 10)")
     stats.add_argument("--no-progress", action="store_true", help="no progress bar")
     stats.set_defaults(run=_stats)
+
+    gradescope = commands.add_parser(
+        "gradescope", help="build the Gradescope autograder zip of an assignment",
+        description="Write a Gradescope autograder zip for ASSIGNMENT: setup.sh and "
+        "run_autograder at its root, the assignment's checks as data (never its solutions) "
+        "and this grader, which grades each submission exactly as check and grade do. See "
+        "docs/gradescope.md.",
+    )
+    gradescope.add_argument("assignment", help="assignment name (a folder of solutions/)")
+    gradescope.add_argument("-o", "--output", default="autograder.zip", metavar="ZIP",
+                            help="where to write the zip (default autograder.zip)")
+    gradescope.add_argument("--hidden-visibility", default="after_published",
+                            choices=("hidden", "after_due_date", "after_published", "visible"),
+                            help="when students see the scores of exercises with hidden "
+                            "checks (default after_published: once grades are published)")
+    for option in GRADE_OPTIONS[:3]:  # the time and memory limits, as grade takes them
+        gradescope.add_argument(option.flag, dest=option.field, type=_positive(float),
+                                default=option.default, metavar=option.metavar,
+                                help=f"{option.help} (default {option.default:g}, as check)")
+    gradescope.set_defaults(run=_gradescope)
 
     args = parser.parse_args(argv)
     return args.run(args)
