@@ -16,6 +16,7 @@ _REPO = str(Path(__file__).resolve().parent)  # __file__ is set by traitlets' co
 if _REPO not in sys.path:
     sys.path.append(_REPO)
 
+from autograder.preprocessors.colab_cells import ColabCells  # noqa: E402
 from autograder.preprocessors.strip_widget_state import StripWidgetState  # noqa: E402
 from autograder.preprocessors.tag_test_cells import TagTestCells  # noqa: E402
 
@@ -31,9 +32,10 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
 # Run after nbgrader's own release steps (`.extend` keeps GenerateAssignment's default list,
 # whose order matters to nbgrader): drop saved widget state, which holds the instructor's
-# computed answers, and tag test cells `raises-exception` so "Run All" in JupyterLab goes on
-# past the tests a fresh notebook fails. See the modules for why each is needed.
-c.GenerateAssignment.preprocessors.extend([StripWidgetState, TagTestCells])
+# computed answers; tag test cells `raises-exception` so "Run All" in JupyterLab goes on past
+# the tests a fresh notebook fails; and put the "Open in Colab" badge and the Colab setup cell
+# at the top, made from course.toml (docs/colab.md). See the modules for why each is needed.
+c.GenerateAssignment.preprocessors.extend([StripWidgetState, TagTestCells, ColabCells])
 
 # ClearOutput (in the release and in autograding) empties outputs and execution counts and
 # drops cell metadata tied to a run: its defaults `collapsed` and `scrolled`, plus the run's

@@ -31,6 +31,7 @@ from typing import Any
 
 import nbformat
 
+from autograder.colab import is_colab_cell
 from autograder.identities import is_hidden
 from autograder.limits import SIDE_FILE_BYTES, Limits
 from autograder.notebook import InvalidSubmission, parse_json, read_capped
@@ -206,6 +207,12 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
         cells = [c for c in notebook.cells if isinstance(c, dict)] \
             if isinstance(notebook.get("cells"), list) else []
         changed = restore_graded_cells(cells, spec) if result.status != Status.INVALID else []
+        # the release's Colab badge and setup cell are no work of the student's, and the badge
+        # is an image from the web: the page leaves them out (autograder.colab). A graded
+        # cell stays, whatever its metadata claims.
+        if isinstance(notebook.get("cells"), list):
+            notebook.cells = [c for c in notebook.cells
+                              if not is_colab_cell(c) or "nbgrader" in c.get("metadata", {})]
         # then sanitise, so that what follows reads well-formed cells whatever the JSON held
         removed = sanitize_notebook(notebook, grade_ids=set(spec.released_meta),
                                     image_hosts=image_hosts, released=spec.released_markdown)
@@ -243,13 +250,16 @@ def write_autograded(target: Path, submitted: Path, result: NotebookResult,
         except Exception:  # noqa: BLE001 - still not a notebook: the verdicts alone
             text = nbformat.writes(_verdicts_only(result, spec))
     _atomic_write(target, text)
-    # copied only as a small plain file: a link could point at the answer key, and
-    # generate_feedback copies every file here into the feedback students receive
-    try:
-        stamp = read_capped(submitted.parent / "timestamp.txt", SIDE_FILE_BYTES)
-        (target.parent / "timestamp.txt").write_bytes(stamp)
-    except (OSError, InvalidSubmission):
-        pass
+    # Copied only as small plain files: a link could point at the answer key, and
+    # generate_feedback copies every file here into the feedback students receive.
+    # submission_secret.txt is what an exchange's release_feedback hashes to name each
+    # student's feedback; without it, feedback for exchange-collected work cannot be released.
+    for side in ("timestamp.txt", "submission_secret.txt"):
+        try:
+            data = read_capped(submitted.parent / side, SIDE_FILE_BYTES)
+            (target.parent / side).write_bytes(data)
+        except (OSError, InvalidSubmission):
+            pass
 
 
 def write_csv(course_root: Path, assignment: str, spec: AssignmentSpec,

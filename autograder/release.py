@@ -3,8 +3,9 @@
 This is stock ``nbgrader generate_assignment`` run from the repository root, so it reads
 ``nbgrader_config.py``: solutions are replaced by stubs, hidden tests and outputs removed,
 and test cells locked. The config also appends the course's preprocessors
-(``autograder.preprocessors``), which drop saved widget state and tag test cells
-``raises-exception``; an instructor running ``nbgrader generate_assignment`` by hand gets
+(``autograder.preprocessors``), which drop saved widget state, tag test cells
+``raises-exception`` and put the "Open in Colab" badge and the Colab setup cell at the top
+(from ``course.toml``); an instructor running ``nbgrader generate_assignment`` by hand gets
 the same notebooks.
 
 Trusts the repository. Imports ``autograder.course`` and ``autograder.course_dirs``.

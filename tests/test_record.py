@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import nbformat
 from support.submissions import perfect_submission, with_answer
 
+from autograder.colab import colab_role
 from autograder.protocol import Status
 from autograder.record import (
     load_record,
@@ -324,7 +325,9 @@ def test_both_notes_head_the_page_and_number_cells_as_the_page_shows_them(
     copy_of_test = nbformat.v4.new_code_cell("print('also me')")
     copy_of_test.metadata["nbgrader"] = dict(test_cell.metadata["nbgrader"])
     notebook.cells.insert(0, copy_of_test)
-    notebook.cells.insert(2, nbformat.v4.new_markdown_cell("a <img src=x onerror=alert(1)>"))
+    # after the title, as the page shows it: it leaves out the Colab badge and setup cell
+    # (cells 2 and 3 of the submission, now)
+    notebook.cells.insert(4, nbformat.v4.new_markdown_cell("a <img src=x onerror=alert(1)>"))
     notebook.cells.append(nbformat.v4.new_raw_cell("<script>x</script>"))
     graded_at = notebook.cells.index(test_cell) + 1  # where the submission has it
     spec, path, result = _graded(tmp_path, notebook)
@@ -356,3 +359,30 @@ def test_both_notes_head_the_page_and_number_cells_as_the_page_shows_them(
     # the graded cells carry the instructor's metadata, each a copy of its own
     graded = _cells_by_grade_id(written)
     assert graded["test_bytes_for"].metadata["nbgrader"]["points"] == 2
+
+
+def test_the_page_leaves_out_the_colab_cells_even_a_forged_one(tmp_path: Path) -> None:
+    """Kills: the release's badge (an image from the web) noted as removed on every page, or a
+    student's cell that claims to be a Colab cell shown unsanitised."""
+    notebook = perfect_submission(A)
+    assert [colab_role(c) for c in notebook.cells[:2]] == ["badge", "setup"]
+    forged = nbformat.v4.new_markdown_cell("<img src=x onerror=alert(1)>",
+                                           metadata={"lecture": {"colab": "badge"}})
+    notebook.cells.append(forged)
+    spec, path, result = _graded(tmp_path, notebook)
+    _, written = _written(tmp_path, spec, path, result)
+    assert not any(colab_role(c) for c in written.cells)
+    assert "colab" not in json.dumps(written) and "onerror" not in json.dumps(written)
+    assert result.message == ""
+
+
+def test_a_graded_cell_that_claims_to_be_a_colab_cell_stays_on_the_page(tmp_path: Path) -> None:
+    """Kills: a student hiding a graded cell from the instructor's page by giving it the
+    Colab cells' metadata."""
+    notebook = perfect_submission(A)
+    graded = next(c for c in notebook.cells if "nbgrader" in c.metadata
+                  and c.metadata["nbgrader"].get("solution"))
+    graded.metadata["lecture"] = {"colab": "setup"}
+    spec, path, result = _graded(tmp_path, notebook)
+    _, written = _written(tmp_path, spec, path, result)
+    assert graded.metadata["nbgrader"]["grade_id"] in _cells_by_grade_id(written)

@@ -1,5 +1,6 @@
 """notebooks/ is generated from solutions/ and must never drift from it; what the release
-removes (answers, widget state, outputs) and adds (``raises-exception`` on test cells)."""
+removes (answers, widget state, outputs) and adds (``raises-exception`` on test cells, and the
+Colab badge and setup cell on top: tests/test_colab_cells.py checks those further)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from nbclient.exceptions import CellExecutionError
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 from support.nbgrader_course import Course, stock_results
 
+from autograder.colab import BADGE, SETUP, badge_source, colab_role, setup_cell_source
 from autograder.course import RELEASE, assignments, instructor_notebook
 from autograder.notebook import grade_ids, read_notebook
 from autograder.plan import plan_submission
@@ -40,6 +42,7 @@ EXECUTION = {"iopub.execute_input": "2026-11-30T13:37:28.438848Z",
              "shell.execute_reply": "2026-11-30T13:37:28.441902Z"}
 TOY = "toy"  # the throw-away assignment's name
 END = "reached the end"
+COLAB = 2  # the release puts the Colab badge and setup cell before the source's cells
 
 
 def _nbgrader(grade_id: str, *, grade: bool, solution: bool, points: float = 0) -> dict:
@@ -140,13 +143,25 @@ def test_nbgrader_release_leaks_no_widget_state_outputs_or_run_records(released)
     for cell in _code_cells(released):
         assert cell.outputs == [] and cell.execution_count is None
         assert not {"execution", "collapsed", "scrolled"} & set(cell.metadata)
-    assert "raise NotImplementedError()" in released.cells[2].source  # the answer is stubbed
+    assert "raise NotImplementedError()" in released.cells[COLAB + 2].source  # stubbed
 
 
 @pytest.mark.slow
 def test_nbgrader_release_tags_test_cells_only(released):
     tags = [c.metadata.get("tags", []) for c in released.cells]
-    assert tags == [[], [], [], [RAISES_EXCEPTION], ["demo"], []]
+    assert tags == [[], [], [], [], [], [RAISES_EXCEPTION], ["demo"], []]
+
+
+@pytest.mark.slow
+def test_nbgrader_release_puts_the_colab_cells_on_top(released):
+    # a plain `nbgrader generate_assignment` with the repo's config: notebooks/<name>/<name>
+    assert [colab_role(c) for c in released.cells] == [BADGE, SETUP] + [None] * 6
+    assert released.cells[0].source == badge_source(f"notebooks/{TOY}/{TOY}.ipynb")
+    assert released.cells[1].source == setup_cell_source("en")
+    assert [c.source for c in released.cells[COLAB:]] == \
+        [c.source.replace("    ### BEGIN SOLUTION\n    return 2 * x\n    ### END SOLUTION",
+                          "    # YOUR CODE HERE\n    raise NotImplementedError()")
+         for c in toy_source_notebook().cells]
 
 
 def _last_output_text(notebook: nbformat.NotebookNode) -> str:
@@ -159,14 +174,14 @@ def test_nbclient_runs_past_a_failing_test_cell_only_with_the_tag(released, tmp_
     # Control: without the tag nbclient stops at the failing test cell (allow_errors is off,
     # as in "Run All"), so the last cell never runs.
     untagged = copy.deepcopy(released)
-    untagged.cells[3].metadata.pop("tags")
+    untagged.cells[COLAB + 3].metadata.pop("tags")
     with pytest.raises(CellExecutionError, match="CheckFailed"):
         NotebookClient(untagged, timeout=120, kernel_name="python3",
                        resources=resources).execute()
     assert _last_output_text(untagged) == ""
 
     NotebookClient(released, timeout=120, kernel_name="python3", resources=resources).execute()
-    [error] = [o for o in released.cells[3].outputs if o.output_type == "error"]
+    [error] = [o for o in released.cells[COLAB + 3].outputs if o.output_type == "error"]
     assert error.ename == "CheckFailed"
     assert "double(21) is not implemented yet" in error.evalue
     assert _last_output_text(released) == END + "\n"
@@ -197,18 +212,18 @@ def _run_all_as_jupyterlab(notebook: nbformat.NotebookNode, cwd: Path) -> list[s
 @pytest.mark.slow
 def test_jupyterlab_run_all_goes_past_a_failing_test_cell_only_with_the_tag(released, tmp_path):
     untagged = copy.deepcopy(released)
-    untagged.cells[3].metadata.pop("tags")
-    # code cells: import, stub, test, the demo cell, the last cell
-    assert _run_all_as_jupyterlab(untagged, tmp_path) == ["ok", "ok", "error", "aborted",
+    untagged.cells[COLAB + 3].metadata.pop("tags")
+    # code cells: the Colab setup (nothing to do here), import, stub, test, demo, the last one
+    assert _run_all_as_jupyterlab(untagged, tmp_path) == ["ok", "ok", "ok", "error", "aborted",
                                                           "aborted"]
-    assert _run_all_as_jupyterlab(released, tmp_path) == ["ok", "ok", "error", "ok", "ok"]
+    assert _run_all_as_jupyterlab(released, tmp_path) == ["ok", "ok", "ok", "error", "ok", "ok"]
 
 
 @pytest.mark.slow
 def test_nbgrader_autograde_scores_tagged_test_cells_from_their_outputs(toy_course, released):
     course = toy_course[0]
     solved = copy.deepcopy(released)
-    solved.cells[2].source = "def double(x):\n    return 2 * x"
+    solved.cells[COLAB + 2].source = "def double(x):\n    return 2 * x"
     course.submit("untouched", TOY, released)
     course.submit("solved", TOY, solved)
     course.autograde(TOY)

@@ -5,7 +5,8 @@ own, so ``python -m autograder release`` and a bare ``nbgrader generate_assignme
 them. One preprocessor per module.
 """
 
+from autograder.preprocessors.colab_cells import ColabCells
 from autograder.preprocessors.strip_widget_state import StripWidgetState
 from autograder.preprocessors.tag_test_cells import TagTestCells
 
-__all__ = ["StripWidgetState", "TagTestCells"]
+__all__ = ["ColabCells", "StripWidgetState", "TagTestCells"]

@@ -5,9 +5,11 @@ translation and ``metadata.lecture.language`` set; code cells, cell ids, nbgrade
 and everything else are the English notebook's, so ``check``, ``grade`` and nbgrader treat
 both alike. A cell with no current translation (missing or stale) keeps its English text
 and is listed in the returned problems; ``autograder.translate.sync`` fails the tests on it.
+The Colab badge and setup cell (``autograder.colab``) are in no catalog: where the English
+has them, the language's own take their place, the badge opening ``notebooks-<language>/``.
 
-Trusts the repository. Imports ``autograder.course``, ``autograder.notebook`` and
-``autograder.translate.catalog``.
+Trusts the repository. Imports ``autograder.colab``, ``autograder.course``,
+``autograder.notebook`` and ``autograder.translate.catalog``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.colab import is_colab_cell, with_colab_cells
 from autograder.course import RELEASE, REPO
 from autograder.notebook import read_notebook
 from autograder.translate.catalog import cell_context, entry_key, live_entries, load, state
@@ -34,7 +37,7 @@ def translate_notebook(english: nbformat.NotebookNode, language: str,
     translated = copy.deepcopy(english)
     untranslated = []
     for cell in translated.cells:
-        if cell.cell_type != "markdown":
+        if cell.cell_type != "markdown" or is_colab_cell(cell):
             continue
         entry = entries.get(entry_key(cell_context(cell.id), cell.source))
         found = state(entry, cell.source)
@@ -44,6 +47,9 @@ def translate_notebook(english: nbformat.NotebookNode, language: str,
             untranslated.append(f"cell {cell.id}: the English changed since it was translated")
         else:
             cell.source = entry.msgstr
+    if any(is_colab_cell(cell) for cell in english.cells):
+        path = f"{release_dir(language).name}/{name}/{name}.ipynb"
+        with_colab_cells(translated, path, language)
     translated.metadata["lecture"] = {"language": language}
     return translated, untranslated
 
