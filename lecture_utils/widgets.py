@@ -7,10 +7,13 @@ mapping of label → value, shown as a two-column table.
 For screen readers: every control's description is its accessible name, a slider's value is
 read as its readout shows it, the calculator is a group named by its title, and the result is
 a polite live region, announced when it changes.
-ipywidgets 8 names a dropdown or a text box by its description (a ``<label for>``) but leaves
-a slider's handle unnamed and has no option for roles or live regions; ``calculator`` therefore
-tags its parts with ``_dom_classes`` and sends a small script (``A11Y_SCRIPT``) that sets those
-ARIA attributes in JupyterLab.
+ipywidgets names a dropdown or a text box by its description (a ``<label for>``) but leaves
+a slider's handle unnamed (and, in 7, without a role) and has no option for roles or live
+regions; ``calculator`` therefore tags its parts with ``_dom_classes`` and sends a small script
+(``A11Y_SCRIPT``) that sets those ARIA attributes in the page.
+
+The same code runs on ipywidgets 8 (JupyterLab) and 7.7.1 (Google Colab); where the two differ,
+``lecture_utils.widget_compat`` says how.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import html
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from lecture_utils import widget_compat as compat
 from lecture_utils.exercises import unfinished_message
 from lecture_utils.i18n import tr
 
@@ -28,7 +32,8 @@ TITLE_CLASS = "lu-calculator-title"
 RESULT_CLASS = "lu-calculator-result"
 
 # Runs in the page (an application/javascript output, run only where the output is trusted, as
-# outputs of a live kernel are; widgets need a live kernel anyway). Idempotent: one observer per
+# outputs of a live kernel are; widgets need a live kernel anyway; on Colab, in the cell's
+# output frame, beside the calculator it labels). Idempotent: one observer per
 # page, and attributes are set only where missing, also on widgets drawn later.
 A11Y_SCRIPT = """
 (() => {
@@ -42,9 +47,12 @@ A11Y_SCRIPT = """
       }
       for (const slider of box.querySelectorAll(".widget-slider")) {
         const text = slider.querySelector(".widget-label");
-        const handle = slider.querySelector(".noUi-handle");
+        const handle = slider.querySelector("__SLIDER_HANDLE__");
         if (text && handle && handle.getAttribute("aria-label") !== text.textContent) {
           handle.setAttribute("aria-label", text.textContent);
+        }
+        if (handle && !handle.hasAttribute("role")) {  // ipywidgets 7's jQuery UI handle
+          handle.setAttribute("role", "slider");
         }
         // the value as the readout shows it (70.0G), not the slider's own (10.85 = log10)
         const readout = slider.querySelector(".widget-readout");
@@ -69,7 +77,7 @@ A11Y_SCRIPT = """
   });
   window.luCalculatorA11y.observe(document.body, {childList: true, subtree: true});
 })();
-"""
+""".replace("__SLIDER_HANDLE__", compat.SLIDER_HANDLE)
 
 
 def log_slider(description: str, value: float, low: float, high: float) -> Any:
@@ -81,7 +89,8 @@ def log_slider(description: str, value: float, low: float, high: float) -> Any:
 
     return w.FloatLogSlider(
         value=value, base=10, min=math.log10(low), max=math.log10(high), step=0.01,
-        description=tr(description), readout_format=".3s", continuous_update=False,
+        description=compat.description(tr(description)), readout_format=".3s",
+        continuous_update=False,
         style={"description_width": "initial"}, layout=w.Layout(width="420px"),
     )
 
@@ -91,7 +100,8 @@ def slider(description: str, value: float, low: float, high: float, step: float)
 
     integral = all(isinstance(v, int) for v in (value, low, high, step))
     cls = w.IntSlider if integral else w.FloatSlider
-    return cls(value=value, min=low, max=high, step=step, description=tr(description),
+    return cls(value=value, min=low, max=high, step=step,
+               description=compat.description(tr(description)),
                continuous_update=False, style={"description_width": "initial"},
                layout=w.Layout(width="420px"))
 
@@ -102,7 +112,8 @@ def choice(description: str, options: Any, value: Any = None) -> Any:
 
     if isinstance(options, Mapping):  # {label: value}: the labels are shown
         options = {tr(label): value for label, value in options.items()}
-    dropdown = w.Dropdown(options=options, description=tr(description),
+    dropdown = w.Dropdown(options=compat.options(options),
+                          description=compat.description(tr(description)),
                           style={"description_width": "initial"})
     if value is not None:
         dropdown.value = value

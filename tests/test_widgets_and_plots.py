@@ -102,3 +102,34 @@ def test_calculator_sends_its_script_only_inside_ipython(monkeypatch):
     widgets.calculator(lambda x: str(x), {"x": widgets.slider("x", 1, 0, 2, 1)})
     assert sent == [({"application/javascript": widgets.A11Y_SCRIPT, "text/plain": ""},
                      {"raw": True})]
+
+
+def test_dropdown_options_reach_ipywidgets_as_pairs_both_versions_take():
+    from lecture_utils import widget_compat
+
+    # ipywidgets 7.7 warns that a mapping is deprecated; pairs mean the same to 7 and 8
+    assert widget_compat.options({"H100": 1, "A100": 2}) == [("H100", 1), ("A100", 2)]
+    assert widget_compat.options(["bf16", "fp32"]) == ["bf16", "fp32"]
+    dropdown = widgets.choice("GPU", {"H100": 989.5e12, "A100": 312e12}, value=312e12)
+    assert dropdown.label == "A100" and dropdown.options == (("H100", 989.5e12),
+                                                             ("A100", 312e12))
+
+
+def test_descriptions_are_escaped_only_where_ipywidgets_renders_them_as_html(monkeypatch):
+    from lecture_utils import widget_compat
+
+    assert widget_compat.major_version() == 8  # the project's environment
+    assert widgets.slider("a < b & c", 1, 0, 2, 1).description == "a < b & c"
+    monkeypatch.setattr(widget_compat, "major_version", lambda: 7)  # Colab's 7.7.1
+    assert widgets.slider("a < b & c", 1, 0, 2, 1).description == "a &lt; b &amp; c"
+    assert widgets.choice("x > y", ["a"]).description == "x &gt; y"
+    assert widgets.log_slider("p < q", 10, 1, 100).description == "p &lt; q"
+
+
+def test_the_accessibility_script_finds_the_slider_handle_of_both_versions():
+    from lecture_utils import widget_compat
+
+    # noUiSlider (ipywidgets 8) and jQuery UI (7, whose handle has no role of its own)
+    assert widget_compat.SLIDER_HANDLE == ".noUi-handle, .ui-slider-handle"
+    assert f'querySelector("{widget_compat.SLIDER_HANDLE}")' in widgets.A11Y_SCRIPT
+    assert 'setAttribute("role", "slider")' in widgets.A11Y_SCRIPT

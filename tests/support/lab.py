@@ -9,6 +9,7 @@ are exact there, while the page says what actually rendered.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -84,7 +85,8 @@ def running_server(command: list[str], cwd: Path, env: dict[str, str], scratch: 
                 time.sleep(0.5)
         yield base
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # a server that died at start
+            os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
 
 
