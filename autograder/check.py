@@ -13,11 +13,12 @@ the repository; imports ``course``, ``notebook``, ``pipeline``, ``results``, ``s
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from autograder.course import identify, instructor_notebook
+from autograder.course import SOLUTIONS, identify, instructor_notebook
 from autograder.limits import Limits
-from autograder.notebook import read_notebook
+from autograder.notebook import NotebookError, read_notebook
 from autograder.pipeline import Submission, grade_submission
 from autograder.results import NotebookResult
 from autograder.sandbox.bwrap import sandbox_available
@@ -28,6 +29,13 @@ from lecture_utils.i18n import ENGLISH, N_, notebook_language
 # Printed by ``check`` above its table where bubblewrap is missing (Colab, macOS).
 UNSANDBOXED = N_("No sandbox here (bubblewrap is not installed): your notebook's code ran in a "
                  "separate process without one, which is fine for your own code.")
+
+
+# Where the answer key is kept from whoever runs ``check`` (a student on a course's server,
+# deploy/jupyterhub) or is absent: say so, instead of a permission error's traceback.
+ANSWER_KEY_HIDDEN = ("cannot be checked here: the answer key ({solutions}) cannot be read. On a "
+                     "course's server it is kept from students; the test cells in your notebook "
+                     "check your answers, and your instructor grades it with the hidden tests.")
 
 
 def language_of(path: Path) -> str:
@@ -42,8 +50,13 @@ def check_notebook(path: Path, *, sandboxed: bool | None = None) -> NotebookResu
     """Grade ``path`` (a student's copy); raises NotebookError on bad input. ``sandboxed``:
     whether to run it under bubblewrap (default: where bubblewrap works)."""
     notebook = read_notebook(path)
-    assignment = identify(path, notebook)
-    spec = load_spec(instructor_notebook(assignment))
+    try:
+        if not os.access(SOLUTIONS, os.R_OK | os.X_OK):  # else an empty course, silently
+            raise PermissionError(SOLUTIONS)
+        assignment = identify(path, notebook)
+        spec = load_spec(instructor_notebook(assignment))
+    except PermissionError:
+        raise NotebookError(path, ANSWER_KEY_HIDDEN.format(solutions=SOLUTIONS)) from None
     if sandboxed is None:
         sandboxed, _ = sandbox_available()
     with Worker(Limits(), sandbox=sandboxed) as worker:

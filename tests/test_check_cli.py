@@ -170,3 +170,24 @@ def test_json_that_cannot_be_written_after_grading_exits_2(tmp_path):
     assert "score: 4/4" in run.stdout  # graded and shown first
     assert run.stderr == ("autograder: /dev/full: could not write the JSON report (No space "
                           "left on device); the table above is the result\n")
+
+
+@pytest.mark.parametrize("hidden", ["missing", "unreadable"])
+def test_says_so_when_the_answer_key_cannot_be_read(tmp_path, monkeypatch, hidden):
+    """On a course's server students cannot read solutions/ (deploy/jupyterhub): check must
+    say why it cannot grade, not show a traceback or treat the course as empty."""
+    import autograder.check as check
+
+    key = tmp_path / "solutions"
+    if hidden == "unreadable":
+        shutil.copytree(instructor_notebook(NB).parent, key / NB)
+        monkeypatch.setattr(check.os, "access", lambda path, mode: path != key)
+    monkeypatch.setattr(check, "SOLUTIONS", key)
+    mine = tmp_path / f"{NB}.ipynb"
+    nbformat.write(perfect_submission(NB), mine)
+
+    with pytest.raises(check.NotebookError) as raised:
+        check.check_notebook(mine)
+
+    message = str(raised.value)
+    assert str(mine) in message and "answer key" in message and str(key) in message
