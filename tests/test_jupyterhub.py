@@ -125,9 +125,25 @@ def _course_through_the_hub(run: CourseHub) -> None:
     status, _, headers = run.hub.request(f"/services/{COURSE}/formgrader/",
                                          run.tokens[bob])
     facts["bob_formgrader"] = status
+    # the token in bob's own server's environment (his notebook can read it)
+    token = _server_token(bob)
+    facts["bob_server_token"] = {
+        "formgrader": run.hub.request(f"/services/{COURSE}/formgrader/", token)[0],
+        "alice_server": run.hub.request(f"/user/{alice}/api/contents", token)[0],
+        "alice_model": run.hub.request(f"/hub/api/users/{alice}", token)[0],
+        "own_server": run.hub.request(f"/user/{bob}/api/contents", token)[0]}
     status, _, headers = run.hub.request(f"/services/{COURSE}/formgrader/",
                                          run.tokens[run.instructor])
     facts["instructor_formgrader"] = (status, headers.get("Content-Security-Policy", ""))
+
+
+def _server_token(user: str) -> str:
+    """JUPYTERHUB_API_TOKEN of ``user``'s running single-user server."""
+    found = subprocess.run(["pgrep", "-u", user, "-f", "jupyterhub-singleuser"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    environ = Path(f"/proc/{found[0]}/environ").read_bytes().split(b"\0")
+    return next(v.split(b"=", 1)[1].decode() for v in environ
+                if v.startswith(b"JUPYTERHUB_API_TOKEN="))
 
 
 def _measure_default_exchange(run: CourseHub) -> dict:
@@ -235,13 +251,8 @@ def _text(page: str) -> str:
 
 
 def _generate_and_release_feedback(run: CourseHub) -> None:
-    # python -m autograder grade copies timestamp.txt beside each autograded notebook but not
-    # submission_secret.txt, which release_feedback names the feedback by
-    for submitted in (run.root / "submitted").glob(f"*/{A}/submission_secret.txt"):
-        target = run.root / "autograded" / submitted.parent.parent.name / A / submitted.name
-        if not target.exists():
-            shutil.copy(submitted, target)
-            shutil.chown(target, run.grader, run.grader)
+    # (python -m autograder grade keeps each submission's submission_secret.txt beside its
+    # autograded notebook: release_feedback names the feedback by it)
     _formgrader(run, "generate_feedback")
     _formgrader(run, "release_feedback")
 
@@ -271,6 +282,8 @@ attempt("rename_course", lambda: os.rename(os.path.join({root!r}, {course!r}),
 attempt("plant_in_root", lambda: os.mkdir(os.path.join({root!r}, "planted")))
 attempt("replace_release", lambda: open(os.path.join({root!r}, {course!r}, "outbound",
                                         {assignment!r}, {assignment!r} + ".ipynb"), "a").close())
+attempt("plant_in_outbound", lambda: os.mkdir(os.path.join({root!r}, {course!r}, "outbound",
+                                                          "planted")))
 attempt("read_grader_course", lambda: os.listdir({grader_course!r}))
 attempt("read_alice_home", lambda: os.listdir({alice_home!r}))
 def forge():
@@ -286,6 +299,18 @@ def lock_own():  # a submission of bob's own that the grader cannot read
     os.mkdir(locked, 0o700)
     open(os.path.join(locked, {assignment!r} + ".ipynb"), "w").close()
 attempt("hand_in_unreadable", lock_own)
+def hand_in(stamp, secret, notebook):  # a latest submission of bob's own, built by hand
+    folder = os.path.join(inbound, {attacker!r} + "+" + {assignment!r} + "+" + stamp)
+    os.mkdir(folder)
+    with open(os.path.join(folder, "submission_secret.txt"), "w") as f:
+        f.write(secret)
+    notebook(os.path.join(folder, {assignment!r} + ".ipynb"))
+# each of these once stopped the whole class's collect or release_feedback
+attempt("hand_in_unreadable_name", lambda: hand_in("not a time+x", "ab" * 64, os.mkfifo))
+attempt("hand_in_fifo", lambda: hand_in("2098-01-01 00:00:00.000000 UTC+fifo", "ab" * 64,
+                                        os.mkfifo))
+attempt("hand_in_no_secret", lambda: hand_in("2097-01-01 00:00:00.000000 UTC+nosecret", "",
+                                             lambda p: open(p, "w").close()))
 print(json.dumps(out))
 """
 
@@ -341,7 +366,7 @@ def test_a_student_cannot_list_read_change_or_delete_another_submission(course):
     attacks = course.facts["bob_attacks"]
     for attack in ["list_inbound", "read_submission", "read_secret", "list_submission",
                    "write_into_submission", "rename_submission", "delete_submission",
-                   "rename_course", "plant_in_root", "replace_release",
+                   "rename_course", "plant_in_root", "replace_release", "plant_in_outbound",
                    "read_grader_course", "read_alice_home"]:
         assert attacks[attack] == "PermissionError", (attack, attacks)
 
@@ -367,6 +392,24 @@ def test_a_student_cannot_list_or_change_feedback_or_open_formgrader(course):
     for attack in ["list_feedback", "replace_feedback", "add_feedback"]:
         assert course.facts["bob_after"][attack] == "PermissionError", course.facts["bob_after"]
     assert course.facts["bob_formgrader"] == 403
+
+
+def test_a_students_server_token_reaches_only_their_own_server(course):
+    """The hub's token in a student's server (their code can read it): the ``server`` role's
+    scopes in deploy/jupyterhub/jupyterhub_config.py."""
+    reach = course.facts["bob_server_token"]
+    assert reach["own_server"] == 200, reach
+    assert reach["formgrader"] == 403, reach
+    assert reach["alice_server"] == 403, reach
+    assert reach["alice_model"] in (403, 404), reach
+
+
+def test_entries_that_once_stopped_the_whole_collect_are_set_aside(course):
+    attacks, after = course.facts["bob_attacks"], course.facts["inbound_after_collect"]
+    for attack, mark in [("hand_in_unreadable_name", "not_a_time"), ("hand_in_fifo", "fifo"),
+                         ("hand_in_no_secret", "nosecret")]:
+        assert attacks[attack] is True, attacks
+        assert any(n.startswith(".rejected-") and mark in n for n in after), (mark, after)
 
 
 def test_the_instructor_reaches_formgrader_under_the_hubs_frame_policy(course):

@@ -79,6 +79,18 @@ def in_namespace(command: str, hold: Path) -> list[str]:
     return ["unshare", "--mount", "--propagation", "private", "bash", "-c", script]
 
 
+def account(argv: list[str], check: bool = True) -> None:
+    """useradd, groupadd, userdel or groupdel, again while another test holds the lock on
+    /etc/passwd or /etc/group (shadow's tools give up at once: "cannot lock ...")."""
+    for _ in range(100):
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if "lock" not in done.stderr:
+            break
+        time.sleep(0.1)
+    if check and done.returncode != 0:
+        raise RuntimeError(f"{shlex.join(argv)}: {done.stderr}")
+
+
 class Users:
     """Unix users and groups made for one test, deleted (with their processes) at close."""
 
@@ -90,16 +102,16 @@ class Users:
 
     def group(self, name: str) -> str:
         name = f"t{self.tag}{name}"
-        subprocess.run(["groupadd", name], check=True)
+        account(["groupadd", name])
         self.groups.append(name)
         return name
 
     def user(self, name: str, groups: tuple[str, ...] = ()) -> str:
         name = f"t{self.tag}{name}"
         home = self.homes / name
-        subprocess.run(["useradd", "--no-create-home", "--home-dir", str(home), "--shell",
-                        "/bin/bash", "--user-group", *(["-G", ",".join(groups)] if groups
-                                                       else []), name], check=True)
+        account(["useradd", "--no-create-home", "--home-dir", str(home), "--shell",
+                 "/bin/bash", "--user-group", *(["-G", ",".join(groups)] if groups else []),
+                 name])
         self.users.append(name)
         home.mkdir(mode=0o700)
         os.chown(home, *self.ids(name))
@@ -117,12 +129,14 @@ class Users:
 
     def close(self) -> None:
         for name in self.users:
-            subprocess.run(["pkill", "-KILL", "-u", name], check=False)
-        time.sleep(0.5)
-        for name in self.users:
-            subprocess.run(["userdel", name], check=False, capture_output=True)
+            for _ in range(50):  # userdel refuses while a process of the user is still dying
+                subprocess.run(["pkill", "-KILL", "-u", name], check=False)
+                if subprocess.run(["pgrep", "-u", name], capture_output=True).returncode:
+                    break
+                time.sleep(0.1)
+            account(["userdel", name], check=False)
         for name in self.groups:
-            subprocess.run(["groupdel", name], check=False, capture_output=True)
+            account(["groupdel", name], check=False)
 
 
 def run_as(user: str, argv: list[str], hold: Path, cwd: Path, env: dict[str, str] | None = None,
