@@ -261,8 +261,10 @@ def _gradescope(args: argparse.Namespace) -> int:
     if built.hidden_exercises:
         print(f"{built.hidden_exercises} exercise(s) have hidden checks: their scores (and "
               f"so the total) have Gradescope visibility {args.hidden_visibility}")
+    # rounded up, plus a minute for the container to start and to upload results.json
+    minutes = -(-budget_seconds(limits) // 60) + 1
     print(f"upload it on Gradescope (Configure Autograder, Ubuntu 22.04 base image); set its "
-          f"timeout above {budget_seconds(limits) / 60:.0f} minutes and its memory above "
+          f"timeout to at least {minutes} minutes and its memory above "
           f"{limits.memory_bytes / 2**30 + 0.6:.1f} GB (docs/gradescope.md)")
     return 0
 

@@ -65,7 +65,22 @@ def grade(archive: Path, workdir: Path, files: dict, *, limits: dict | None = No
     submit(root, files)
     done, results = run_autograder(root, **env)
     jsonschema.validate(results, SCHEMA)
+    assert not unsafe_text(results)
+    assert "score " in done.stdout  # the log got to its last line
     return done, results, root
+
+
+def unsafe_text(data) -> list[str]:
+    """The strings in ``data`` holding what Gradescope must not get: controls but tab and
+    newline, lone surrogates, bidirectional overrides."""
+    if isinstance(data, dict):
+        return unsafe_text(list(data.keys())) + unsafe_text(list(data.values()))
+    if isinstance(data, list):
+        return [text for item in data for text in unsafe_text(item)]
+    bad = [c for c in data if (ord(c) < 32 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F
+           or 0xD800 <= ord(c) <= 0xDFFF or c in "\u202a\u202b\u202c\u202d\u202e"
+           or 0x2066 <= ord(c) <= 0x2069] if isinstance(data, str) else []
+    return [data] if bad else []
 
 
 def scored(results: dict) -> dict[str, float]:
@@ -144,9 +159,13 @@ def test_a_wrong_answer_loses_its_exercise_as_in_check(archive, workdir, exercis
     same_as_check(results, notebook, root)
     # hidden checks are reported by number, never by their calls (or expected values)
     spec = load_spec(instructor_notebook(NAME))
-    calls = [case.call for check in spec.checks.values()
-             for case, hidden in zip(check.cases, check.hidden) if hidden]
-    assert calls and not [call for call in calls if call in json.dumps(results)]
+    hidden_cases = [case for check in spec.checks.values()
+                    for case, hidden in zip(check.cases, check.hidden) if hidden]
+    text = json.dumps(results, ensure_ascii=False)
+    assert hidden_cases and not [case.call for case in hidden_cases if case.call in text]
+    # nor their expected values (those long enough not to be any number's digits)
+    expected = {repr(case.expect) for case in hidden_cases} | {str(c.expect) for c in hidden_cases}
+    assert not [value for value in expected if len(value) >= 6 and value in text]
 
 
 def _answer(notebook: nbformat.NotebookNode, exercise: str) -> str:
@@ -174,7 +193,10 @@ def test_an_infinite_loop_and_a_memory_bomb_cost_their_own_exercises_only(archiv
     ({"a.ipynb": "PERFECT", "b.ipynb": "PERFECT"}, "2 notebooks"),
     ({}, "no notebook"),
     ({"homework.pdf": b"%PDF-1.4"}, "only homework.pdf"),
-], ids=["malformed", "two-notebooks", "empty", "not-a-notebook"])
+    # a name that is not UTF-8, with a terminal escape, markup and a right-to-left override:
+    # escaped in results.json and in the log, shown as text
+    ({"\udcff<b>\x1b[1m\u202e.ipynb": b"{"}, "Not graded: \\xff<b>\\x1b[1m\\u202e.ipynb"),
+], ids=["malformed", "two-notebooks", "empty", "not-a-notebook", "hostile-name"])
 def test_a_submission_that_cannot_be_graded_gets_one_failed_test(archive, workdir, files, says):
     files = {name: perfect_submission(NAME) if content == "PERFECT" else content
              for name, content in files.items()}
@@ -183,6 +205,44 @@ def test_a_submission_that_cannot_be_graded_gets_one_failed_test(archive, workdi
     assert test["status"] == "failed" and test["visibility"] == "visible"
     assert test["score"] == 0 and test["max_score"] == MAX
     assert says in test["output"]
+
+
+def test_student_text_is_escaped_before_it_reaches_results_json(tmp_path):
+    """What an exception's message may hold (NUL, a lone surrogate, escapes, markup) is
+    written as escapes, so that Gradescope stores and shows it as text."""
+    from autograder.gradescope.run import write_once
+
+    evil = "raised <img src=x onerror=alert(1)>: \x00\ud800\x1b[31m\u2066\x85\r"
+    payload = report.submission_problem(evil, MAX, 1.0)
+    write_once(tmp_path / "results.json", payload)
+    raw = (tmp_path / "results.json").read_bytes()
+    written = json.loads(raw.decode("utf-8", errors="strict"))
+    jsonschema.validate(written, SCHEMA)
+    assert not unsafe_text(written)
+    assert written["tests"][0]["output"] == (
+        "raised <img src=x onerror=alert(1)>: \\x00\\ud800\\x1b[31m\\u2066\\x85\\x0d")
+    assert {written["output_format"], written["tests"][0]["output_format"]} == {"text"}
+
+
+@pytest.mark.parametrize("visibility", ["after_published", "visible"])
+def test_hidden_checks_wait_for_their_visibility_or_show_at_once(visibility):
+    """A scored test with hidden checks takes --hidden-visibility; beside it, a visible test
+    gives the visible checks' verdict, unless everything is visible already."""
+    from autograder.protocol import Status
+    from autograder.results import NotebookResult, TestResult
+
+    result = NotebookResult("n.ipynb", NAME, [TestResult("a", 0.0, 2.0, Status.FAILED, "x"),
+                                              TestResult("b", 1.0, 1.0, Status.PASSED, "y")])
+    shown = {"a": TestResult("a", 2.0, 2.0, Status.PASSED, "visible ones pass")}
+    payload = report.results_json(result, {"a": (False, True), "b": (False,)}, shown,
+                                  visibility, 1.0)
+    jsonschema.validate(payload, SCHEMA)
+    names = {t["name"]: t["visibility"] for t in payload["tests"]}
+    if visibility == "visible":
+        assert names == {"a": "visible", "b": "visible"}
+    else:
+        assert names == {"a": "after_published", "a (visible checks)": "visible",
+                         "b": "visible"}
 
 
 def test_a_grader_crash_is_a_visible_grader_error_without_details(archive, workdir):

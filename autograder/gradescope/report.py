@@ -14,11 +14,19 @@ visible test worth nothing gives the verdict on its visible checks alone, so nob
 "100%" before the due date that hidden checks later lower. Messages never show a hidden
 check's call or expected value (``autograder.judge`` writes them so). The top-level
 ``output`` says only what is visible; the full table goes to stdout, which Gradescope shows
-to instructors only (``stdout_visibility`` hidden). Imports ``autograder.results``.
+to instructors only (``stdout_visibility`` hidden).
+
+Student text reaches ``output`` (a notebook's file name, an exception's message, a wrong
+value): it is shown as text (``output_format`` text, Gradescope's ``<pre>``), never as HTML or
+Markdown, and ``clean`` escapes what Gradescope must not receive: control characters (NUL
+is refused by PostgreSQL text and jsonb), lone surrogates (a file name that is not UTF-8;
+they have no UTF-8 form) and bidirectional overrides (they reorder what the reader sees).
+Imports ``autograder.results``.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from autograder.protocol import Status
@@ -27,6 +35,8 @@ from autograder.results import NotebookResult, TestResult, status_text
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 DEFAULT_HIDDEN_VISIBILITY = "after_published"
 GRADER_ERROR_TEST = "grader error"
+# C0 and C1 controls but tab and newline, lone surrogates, bidirectional embeddings/overrides
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069]")
 GRADER_ERROR_OUTPUT = (
     "The autograder itself failed while grading this submission; this is not your fault and "
     "this score is not final. Your instructor sees the details and will regrade it.")
@@ -60,7 +70,7 @@ def results_json(result: NotebookResult, hidden: dict[str, tuple[bool, ...]],
                            hidden_visibility if has_hidden else "visible",
                            score=test.points, max_score=test.max_points,
                            passed=test.status == Status.PASSED))
-        if not has_hidden:
+        if not has_hidden or hidden_visibility == "visible":  # its verdict is shown now
             continue
         public = visible_only.get(test.grade_id)
         if public is None:
@@ -101,3 +111,23 @@ def grader_error(max_score: float, seconds: float) -> dict[str, Any]:
             "output_format": "text", "stdout_visibility": "hidden",
             "tests": [_test("1", GRADER_ERROR_TEST, GRADER_ERROR_OUTPUT, "visible", score=0.0,
                             max_score=max_score, passed=False)]}
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # a byte of a name that is not UTF-8 (surrogateescape)
+        code -= 0xDC00
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def clean(data: Any) -> Any:
+    """``data`` with every string's unsafe characters written as escapes (``\\x00``,
+    ``\\ud800``, ``\\xff`` for a byte of a name that is not UTF-8): what results.json may
+    carry of student text."""
+    if isinstance(data, str):
+        return _UNSAFE.sub(_escape, data)
+    if isinstance(data, dict):
+        return {clean(key): clean(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [clean(item) for item in data]
+    return data

@@ -155,11 +155,12 @@ def grade(root: Path, answer_key: dict[str, Any], config: dict[str, Any],
 
 
 def write_once(path: Path, payload: dict[str, Any]) -> None:
-    """Write ``path`` whole or not at all: a temporary file beside it, then a rename."""
+    """Write ``path`` whole or not at all: a temporary file beside it, then a rename. Student
+    text in it is made safe for Gradescope first (``report.clean``)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
     with open(partial, "w", encoding="utf-8") as out:
-        json.dump(payload, out, indent=2, allow_nan=False)
+        json.dump(report.clean(payload), out, indent=2, allow_nan=False)
         out.write("\n")
         out.flush()
         os.fsync(out.fileno())
@@ -172,6 +173,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", default=os.environ.get("GRADESCOPE_ROOT", str(DEFAULT_ROOT)),
                         help="the directory laid out as Gradescope's /autograder")
     args = parser.parse_args(argv)
+    # the log quotes student text (a file name that is not UTF-8, a lone surrogate in an
+    # exception): escape what cannot be encoded rather than fail after results.json
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     root = Path(args.root)
     started = time.monotonic()
     max_score, result = 0.0, None

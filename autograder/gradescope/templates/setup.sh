@@ -39,11 +39,29 @@ begin "installing the grader's pinned requirements ($source/requirements.txt: @@
 begin "adding the unprivileged user 'student' that runs submissions when bubblewrap cannot"
 id -u student >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin student
 
-begin "byte-compiling the environment and the grader"
-"$home/venv/bin/python" -m compileall -q "$home/venv/lib" "$source/grader" >/dev/null
+# pip compiled what it installed; compiling the whole venv again would fail on files that
+# are not meant for this Python (torch ships a Python 3.12-only test module)
+begin "byte-compiling the grader ($source/grader)"
+"$home/venv/bin/python" -m compileall -q "$source/grader" >/dev/null
 
+# where bubblewrap cannot start, submissions run as 'student': it must read the grader, its
+# compiled files and its environment whatever this image's umask, and never the key
+# (run_autograder closes it again before each submission)
+begin "opening the grader to 'student' and closing the answer key ($source/key) to it"
+chmod -R go+rX "$home" "$source/grader"
+chmod go+x "$source" "$(dirname "$source")"
+chmod -R go-rwx "$source/key"
+
+# what grading imports: the grader's side, and everything the sandbox preloads
 begin "checking that the grader imports (torch @@TORCH@@, grader @@GRADER_VERSION@@)"
-PYTHONPATH="$source/grader" "$home/venv/bin/python" -c \
-    "import torch, autograder.gradescope.run; print('torch', torch.__version__)"
+PYTHONPATH="$source/grader" "$home/venv/bin/python" - <<'PY'
+import importlib, pkgutil
+import torch, matplotlib.pyplot, IPython, ipywidgets, nbformat, lecture_utils
+import autograder.gradescope.run, autograder.gradescope.key, autograder.pipeline
+import autograder.sandbox.zygote
+for module in pkgutil.iter_modules(lecture_utils.__path__, "lecture_utils."):
+    importlib.import_module(module.name)
+print("torch", torch.__version__, "imports the grader and lecture_utils")
+PY
 
 echo "setup.sh: done"
