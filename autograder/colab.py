@@ -26,11 +26,16 @@ from typing import Any
 
 import nbformat
 
+from lecture_utils.gpu_cells import is_gpu_only
+
 REPO = Path(__file__).resolve().parent.parent
 COURSE_FILE = REPO / "course.toml"
 BADGE_IMAGE = "https://colab.research.google.com/assets/colab-badge.svg"
 COLAB_HOME = "/content/cs336-lecture2"  # /content is where Colab keeps a session's files
 BADGE, SETUP = "badge", "setup"
+# Notebook metadata with which Colab opens a notebook on a GPU runtime, the free T4 (the keys
+# Colab writes when a notebook is saved on one); the reader can still choose another.
+GPU_RUNTIME = {"accelerator": "GPU", "colab": {"gpuType": "T4"}}
 CELL_IDS = {BADGE: "colab-badge", SETUP: "colab-setup"}
 
 # Written into Python source and URLs: GitHub's own character sets, nothing that could quote.
@@ -83,6 +88,11 @@ _WORDS = {
         "colab": "# Colab's kernel imports it at start",
         "tests": "# (tests set CS336_COURSE_SOURCE to a checkout or a .tar.gz in place of GitHub)",
         "archive": "# one folder: NAME-REVISION/",
+        "swap": "# made whole here first",
+        "not_ours": ("{home} is not a copy this cell made: rename it, then run this cell again",),
+        "failed": ("could not fetch the course at {revision} ({error}). Check that the runtime ",
+                   "is online, then run this cell again. HTTP Error 404: GitHub has no ",
+                   "{revision}; tell the course's maintainers"),
     },
     "zh-CN": {
         "alt": "在 Colab 中打开",
@@ -92,6 +102,11 @@ _WORDS = {
         "colab": "# Colab 的内核启动时就导入了它",
         "tests": "# （测试时 CS336_COURSE_SOURCE 指向本地副本或 .tar.gz，代替 GitHub）",
         "archive": "# 只有一个文件夹：仓库名-版本/",
+        "swap": "# 先在这里完整解压",
+        "not_ours": ("{home} 不是本单元创建的副本：请将它改名，然后重新运行本单元",),
+        "failed": ("无法获取 {revision} 版的课程代码（{error}）。请确认运行时已联网，",
+                   "然后重新运行本单元。若是 HTTP Error 404：GitHub 上没有 {revision}，",
+                   "请告知课程维护者"),
     },
 }
 _SETUP = '''{about}
@@ -108,17 +123,27 @@ if "google.colab" in sys.modules:  {colab}
                         else os.environ.get("CS336_COURSE_HOME", {home}))
     stamp = home / ".revision"
     fetch = not os.path.isdir(source) and not (stamp.is_file() and stamp.read_text() == revision)
+    if fetch and home.exists() and not stamp.is_file():
+        raise RuntimeError(
+            {not_ours})
     if fetch:
-        if "://" in source:
-            source = urllib.request.urlretrieve(source)[0]
-        unpacked = home.with_name(home.name + ".unpacked")
-        shutil.rmtree(home, ignore_errors=True)
+        unpacked = home.with_name(home.name + ".unpacked")  {swap}
         shutil.rmtree(unpacked, ignore_errors=True)
-        with tarfile.open(source) as archive:  {archive}
-            archive.extractall(unpacked, filter="data")
-        next(unpacked.iterdir()).rename(home)
+        try:
+            archive = urllib.request.urlretrieve(source)[0] if "://" in source else source
+            with tarfile.open(archive) as tar:  {archive}
+                tar.extractall(unpacked, filter="data")
+            [folder] = unpacked.iterdir()
+        except Exception as error:
+            shutil.rmtree(unpacked, ignore_errors=True)
+            raise RuntimeError(
+                {failed}) from None
+        finally:
+            urllib.request.urlcleanup()
+        (folder / ".revision").write_text(revision)
+        shutil.rmtree(home, ignore_errors=True)
+        folder.rename(home)
         unpacked.rmdir()
-        stamp.write_text(revision)
     if str(home) not in sys.path:
         sys.path.insert(0, str(home))
     from autograder.colab_setup import finish
@@ -126,8 +151,14 @@ if "google.colab" in sys.modules:  {colab}
     finish(home, language={language}, revision=revision, started=started, fetched=fetch)'''
 
 
-def _words(language: str) -> dict[str, str]:
+def _words(language: str) -> dict[str, Any]:
     return _WORDS.get(language, _WORDS["en"])
+
+
+def _message(pieces: tuple[str, ...], indent: int) -> str:
+    """The source of an f-string message, one piece a line (each piece is ours, without
+    quotes or backslashes, so it needs no escaping)."""
+    return f"\n{' ' * indent}".join(f'f"{piece}"' for piece in pieces)
 
 
 def badge_source(path: str, language: str = "en", course_file: Path = COURSE_FILE) -> str:
@@ -139,7 +170,10 @@ def setup_cell_source(language: str = "en", course_file: Path = COURSE_FILE) -> 
     """The setup cell's code, its comments in ``language`` (English where there are none)."""
     where = repository(course_file)
     quoted = json.dumps  # a Python string literal of each value (validated, ASCII)
-    return _SETUP.format(**_words(language), revision=quoted(where.revision),
+    words = _words(language)
+    return _SETUP.format(**{**words, "not_ours": _message(words["not_ours"], 12),
+                            "failed": _message(words["failed"], 16)},
+                         revision=quoted(where.revision),
                          archive_url=quoted(where.archive_url()), home=quoted(COLAB_HOME),
                          language=quoted(language))
 
@@ -171,7 +205,10 @@ def is_colab_cell(cell: Any) -> bool:
 def with_colab_cells(notebook: nbformat.NotebookNode, path: str, language: str = "en",
                      course_file: Path = COURSE_FILE) -> nbformat.NotebookNode:
     """``notebook`` (changed in place) with its Colab cells, for ``path`` and ``language``, at
-    the top, in place of any it had."""
+    the top, in place of any it had; one with ``%%gpu_only`` cells also asks Colab for a GPU
+    runtime (``GPU_RUNTIME``)."""
     notebook.cells = [*colab_cells(path, language, course_file),
                       *(cell for cell in notebook.cells if not is_colab_cell(cell))]
+    if any(cell.cell_type == "code" and is_gpu_only(cell.source) for cell in notebook.cells):
+        notebook.metadata.update(GPU_RUNTIME)
     return notebook

@@ -5,8 +5,10 @@ puts it on ``sys.path`` and calls ``finish``, which:
 
 1. installs, with pip and quietly, the requirements in ``colab/requirements.txt`` (and
    ``colab/requirements-<language>.txt``) that are missing or older than their bound, holding
-   torch, numpy, matplotlib, IPython, ipykernel and ipywidgets at the versions Colab has
-   (a constraint on each: pip fails rather than change one);
+   every package the runtime has at its installed version (a constraint on each, torch, numpy,
+   matplotlib, IPython, ipykernel and ipywidgets among them): pip adds packages, and where a
+   new one would need a newer numpy it takes an older release of it, or fails, rather than
+   change Colab's;
 2. tells ``lecture_utils`` the notebook's language (``LECTURE_LANGUAGE``: Colab does not name
    the open notebook to its kernel as Jupyter does);
 3. loads ``%check_my_work``;
@@ -26,15 +28,18 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError, distributions, version
 from pathlib import Path
 
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import InvalidVersion, Version
 
 from lecture_utils.i18n import ENVIRONMENT_VARIABLE
 
 # Colab's own, which a notebook's pip install must never replace (upgrading IPython, ipykernel
-# or ipywidgets breaks the runtime; torch, numpy and matplotlib are built for it)
+# or ipywidgets breaks the runtime; torch, numpy and matplotlib are built for it). Every
+# installed package is held (``installed_pins``); these are the ones that matter most.
 KEEP = ("torch", "numpy", "matplotlib", "ipython", "ipykernel", "ipywidgets")
 
 
@@ -66,29 +71,54 @@ def missing(wanted: list[str]) -> list[str]:
     return found
 
 
-def installed_pins(names: tuple[str, ...] = KEEP) -> list[str]:
-    """``name==version`` of each of ``names`` that is installed: pip's constraints."""
-    pins = []
-    for name in names:
-        try:
-            pins.append(f"{name}=={version(name)}")
-        except PackageNotFoundError:
+def installed_pins(leave: frozenset[str] = frozenset()) -> list[str]:
+    """``name==version`` of every installed distribution but those named in ``leave`` (the
+    ones being installed, which may be there at a version outside their range): pip's
+    constraints, so that an install changes nothing else. Where two share a name (Colab has
+    Debian's packages beneath its own) the first on ``sys.path`` counts, as for Python's
+    imports and pip; a version that is not PEP 440 (which pip would refuse as a constraint,
+    failing the install) is left out."""
+    pins, seen = [], set()
+    for distribution in distributions():  # in sys.path order
+        name = distribution.metadata["Name"]
+        key = canonicalize_name(name) if name else None
+        if key is None or key in seen or key in leave:
             continue
+        seen.add(key)
+        try:
+            Version(distribution.version)
+        except InvalidVersion:
+            continue
+        pins.append(f"{key}=={distribution.version}")
     return pins
 
 
-def pip_install(wanted: list[str], keep: list[str]) -> None:
-    """``pip install`` ``wanted``, quietly, with ``keep`` as constraints; RuntimeError with
-    pip's own words if it fails."""
+def pip_install(wanted: list[str], keep: list[str], language: str = "en",
+                options: tuple[str, ...] = ()) -> None:
+    """``pip install`` ``wanted``, quietly, with ``keep`` as constraints and pip's ``options``
+    (a test's ``--dry-run``); RuntimeError saying what to do, with pip's words, if it fails."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", prefix="colab-keep-") as constraints:
         constraints.write("".join(f"{pin}\n" for pin in keep))
         constraints.flush()
         run = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet",
                               "--disable-pip-version-check", "--constraint", constraints.name,
-                              *wanted], capture_output=True, text=True)
+                              *options, *wanted], capture_output=True, text=True)
     if run.returncode != 0:
-        raise RuntimeError(f"pip install {' '.join(wanted)} failed:\n{run.stderr[-3000:]}")
+        raise RuntimeError(f"{pip_failed(wanted, language)}\n\n{run.stderr[-3000:]}")
     importlib.invalidate_caches()  # so this kernel finds what was just installed
+
+
+def pip_failed(wanted: list[str], language: str) -> str:
+    """What to do when pip could not install ``wanted`` (no network, or no release of one
+    that fits Colab's packages as they are)."""
+    names = " ".join(wanted)
+    if language == "zh-CN":
+        return (f"pip 无法安装 {names}（Colab 已有的包都固定在现有版本，pip 不得改动）。"
+                "请确认运行时已联网，然后重新运行本单元；若仍然失败，请把下面 pip 的输出告知"
+                "课程维护者。")
+    return (f"pip could not install {names} (every package Colab has is held at its version, "
+            "and pip may change none). Check that the runtime is online, then run this cell "
+            "again; if it fails again, tell the course's maintainers what pip said below.")
 
 
 def load_check_my_work() -> bool:
@@ -124,7 +154,8 @@ def finish(home: Path, *, language: str, revision: str, started: float,
     """Everything the setup cell does after fetching (see the module docstring)."""
     to_install = missing(requirements(requirement_files(home, language)))
     if to_install:
-        pip_install(to_install, installed_pins())
+        asked = frozenset(canonicalize_name(Requirement(line).name) for line in to_install)
+        pip_install(to_install, installed_pins(asked), language)
     os.environ[ENVIRONMENT_VARIABLE] = language
     loaded = load_check_my_work()
     print(summary(language, revision, fetched, to_install, loaded, time.monotonic() - started))

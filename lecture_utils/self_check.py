@@ -67,13 +67,17 @@ def colab_notebook(folder: Path | None = None) -> Path | None:
     A Colab kernel has no file of the notebook it runs. It asks the browser with
     ``google.colab._message.blocking_request("get_ipynb", request="", timeout_sec=N)``, which
     returns ``{"ipynb": <the notebook as a dict>}`` as the browser holds it, unsaved edits
-    included, or None when the time runs out (colabtools, google/colab/_message.py).
+    included, or None when the time runs out; it raises ``MessageError`` when the browser
+    answers with an error (colabtools, google/colab/_message.py).
     ``folder`` defaults to ``COLAB_FOLDER``, or a folder of that name in the system's
     temporary folder where there is no ``/content``.
     """
     from google.colab import _message
 
-    reply = _message.blocking_request("get_ipynb", request="", timeout_sec=COLAB_SECONDS)
+    try:
+        reply = _message.blocking_request("get_ipynb", request="", timeout_sec=COLAB_SECONDS)
+    except _message.MessageError:  # the browser answered with an error: no notebook either
+        reply = None
     notebook = reply.get("ipynb") if isinstance(reply, dict) else None
     if not isinstance(notebook, dict):
         return None

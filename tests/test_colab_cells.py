@@ -16,6 +16,11 @@ import re
 import subprocess
 import sys
 import tarfile
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from importlib import metadata
+from io import BytesIO
 from pathlib import Path
 
 import nbformat
@@ -24,6 +29,7 @@ from packaging.requirements import Requirement
 
 from autograder.colab import (
     BADGE,
+    GPU_RUNTIME,
     SETUP,
     badge_source,
     colab_role,
@@ -31,10 +37,11 @@ from autograder.colab import (
     setup_cell_source,
     with_colab_cells,
 )
-from autograder.colab_setup import KEEP, requirements
+from autograder.colab_setup import KEEP, installed_pins, pip_install, requirements
 from autograder.course import REPO, assignments, instructor_notebook
 from autograder.notebook import read_notebook
 from autograder.preprocessors.colab_cells import ColabCells
+from lecture_utils.gpu_cells import is_gpu_only
 
 COURSE = repository()
 EDITIONS = [("notebooks", "en"), ("notebooks-zh-CN", "zh-CN")]
@@ -67,6 +74,10 @@ def test_each_notebook_opens_with_its_badge_then_its_setup_cell(assignment, fold
     assert f"]({COURSE.badge_url(path)})" in badge.source  # opens this very notebook
     assert setup.source == setup_cell_source(language)
     assert f'finish(home, language="{language}",' in setup.source
+    # Colab opens a notebook with GPU cells on a GPU runtime, and no other on one
+    gpu_cells = any(c.cell_type == "code" and is_gpu_only(c.source) for c in notebook.cells)
+    asks = {key: notebook.metadata.get(key) for key in GPU_RUNTIME}
+    assert asks == (GPU_RUNTIME if gpu_cells else dict.fromkeys(GPU_RUNTIME))
 
 
 def test_every_badge_setup_cell_readme_and_doc_names_one_repository_and_revision():
@@ -83,6 +94,7 @@ def test_every_badge_setup_cell_readme_and_doc_names_one_repository_and_revision
         text = page.read_text("utf-8")
         named = set(_COLAB_LINK.findall(text)) | set(_ARCHIVE.findall(text))
         assert named <= expected, f"{page.name} names {named - expected}; course.toml: {expected}"
+        assert named or not page.name.startswith("README"), f"{page.name} has no Colab badge"
 
 
 @pytest.mark.parametrize("assignment", assignments())
@@ -134,9 +146,13 @@ def test_the_chinese_setup_cell_differs_only_in_its_words():
     def code(source: str) -> list[str]:  # its lines without comments, blank ones left out
         return [kept for line in source.splitlines() if (kept := line.split("#")[0].rstrip())]
 
+    def unworded(source: str) -> list[str]:  # and its messages' words left out
+        return [re.sub(r'f"[^"]*"', 'f"..."', line) for line in code(source)]
+
     english, chinese = setup_cell_source("en"), setup_cell_source("zh-CN")
-    assert code(chinese) == [line.replace('language="en"', 'language="zh-CN"')
-                             for line in code(english)]
+    assert unworded(chinese) == [line.replace('language="en"', 'language="zh-CN"')
+                                 for line in unworded(english)]
+    assert len(code(chinese)) == len(code(english))  # each message as many lines
     assert "仅在 Google Colab 上运行" in chinese
     assert with_colab_cells(_toy(), "x.ipynb", "zh-CN").cells[0].source.startswith(
         "[![在 Colab 中打开]")
@@ -154,6 +170,18 @@ def test_requirements_leave_colabs_own_packages_alone():
     for requirement in wanted:
         if requirement.name in colab:
             assert requirement.specifier.contains(colab[requirement.name]), requirement
+
+
+def test_the_install_holds_every_installed_package_at_its_version():
+    """Kills: a constraint list of a few names only (pip could then move any other package
+    Colab has), one name twice (pip refuses conflicting pins), or a version pip cannot read."""
+    held = dict(pin.split("==") for pin in installed_pins())
+    assert len(held) == len(installed_pins()) > len(KEEP)
+    for name in (*KEEP, "packaging", "traitlets"):
+        assert held[name] == metadata.version(name)
+    # what is being installed is not held: Colab may have it at a version outside its range
+    assert set(dict(pin.split("==") for pin in installed_pins(frozenset({"polib", "einops"})))) \
+        == set(held) - {"polib", "einops"}
 
 
 # --- running the setup cell ------------------------------------------------------------------
@@ -180,6 +208,12 @@ if os.environ.get("COLAB") == "1":
             raise metadata.PackageNotFoundError(name)
         return real_version(name)
 
+    real_distributions = metadata.distributions
+
+    def distributions(**kwargs):
+        return (found for found in real_distributions(**kwargs)
+                if found.metadata["Name"].lower() not in lacks)
+
     def pip(args, **kwargs):
         assert args[1:4] == ["-m", "pip", "install"], args
         constraint = args[args.index("--constraint") + 1]
@@ -189,7 +223,7 @@ if os.environ.get("COLAB") == "1":
             lacks.discard(line.split(">")[0].split("=")[0].split("<")[0])
         return subprocess.CompletedProcess(args, 0, "", "")
 
-    metadata.version, subprocess.run = version, pip
+    metadata.version, metadata.distributions, subprocess.run = version, distributions, pip
 from IPython.core.interactiveshell import InteractiveShell
 
 shell = InteractiveShell.instance()
@@ -269,7 +303,9 @@ def test_on_colab_it_fetches_installs_what_is_missing_and_a_second_run_does_neit
     assert pip["args"][:3] == ["--quiet", "--disable-pip-version-check", "--constraint"]
     assert pip["args"][4:] == [line for line in requirements([ENGLISH_REQUIREMENTS])
                                if Requirement(line).name in COLAB_LACKS]
-    assert sorted(pin.split("==")[0] for pin in pip["constraints"]) == sorted(KEEP)
+    held = dict(pin.split("==") for pin in pip["constraints"])  # every package, as installed
+    assert set(KEEP) <= set(held) and not COLAB_LACKS & set(held)
+    assert all(held[name] == metadata.version(name) for name in KEEP)
     assert {"shutil.rmtree", "os.rename"} <= set(first["events"])
 
     assert re.fullmatch(rf"Colab setup: the course at {revision} is here; nothing to install; "
@@ -296,3 +332,176 @@ def test_on_colab_a_checkout_is_used_where_it_is_in_chinese(tmp_path):
     assert sorted(p.relative_to(checkout) for p in checkout.rglob("*")) == before
     assert all(Path(f).is_relative_to(checkout) for f in report["loaded"].values())
     assert report["language"] == "zh-CN"
+
+
+# --- when the fetch fails: one message that says what to do, and nothing lost ------------------
+
+
+def _last_line(run: dict) -> str:
+    """The last line the cell printed, IPython's colours taken out."""
+    return re.sub(r"\x1b\[[0-9;]*m", "", run["out"]).strip().splitlines()[-1]
+
+
+def _old_copy(home: Path) -> None:
+    """A copy the cell made for an older revision, with a file that must survive."""
+    home.mkdir(parents=True)
+    (home / ".revision").write_text("v0.0.1")
+    (home / "kept.txt").write_text("the old copy")
+
+
+def _tarball(path: Path, members: list[tarfile.TarInfo]) -> Path:
+    with tarfile.open(path, "w:gz") as archive:
+        for member in members:
+            archive.addfile(member, BytesIO(b"x" * member.size) if member.isfile() else None)
+    return path
+
+
+def _member(name: str, kind: bytes = tarfile.REGTYPE, link: str = "") -> tarfile.TarInfo:
+    member = tarfile.TarInfo(name)
+    member.type, member.linkname, member.size = kind, link, 1 if kind == tarfile.REGTYPE else 0
+    return member
+
+
+@pytest.fixture
+def not_found_url(tmp_path):
+    """An address on a local web server that answers 404, as GitHub does for an unpushed tag."""
+    empty = tmp_path / "served"
+    empty.mkdir()
+    handler = partial(SimpleHTTPRequestHandler, directory=str(empty))
+    handler.log_message = lambda *args: None
+    with ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        yield f"http://127.0.0.1:{server.server_address[1]}/archive/v0.1.0.tar.gz"
+        server.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", ["404", "offline", "corrupt", "escapes", "absolute link"])
+def test_a_failed_fetch_says_what_to_do_and_keeps_the_old_copy(tmp_path, case, request):
+    """Kills: removing the old copy before the new one is whole, a bare traceback with no
+    advice, an archive member written outside its folder, a half-unpacked folder left behind."""
+    home = tmp_path / "content" / "cs336-lecture2"
+    _old_copy(home)
+    source = {
+        "404": lambda: request.getfixturevalue("not_found_url"),
+        "offline": lambda: "http://127.0.0.1:9/archive/v0.1.0.tar.gz",  # discard: refused
+        "corrupt": lambda: str(_course_tarball(tmp_path).rename(tmp_path / "cut.tar.gz")),
+        "escapes": lambda: str(_tarball(tmp_path / "bad.tar.gz", [
+            _member("notebooks-0.1.0/a.txt"), _member("../escaped.txt")])),
+        "absolute link": lambda: str(_tarball(tmp_path / "bad.tar.gz", [
+            _member("notebooks-0.1.0/link", tarfile.SYMTYPE, "/etc/passwd")])),
+    }[case]()
+    if case == "corrupt":
+        data = Path(source).read_bytes()
+        Path(source).write_bytes(data[: len(data) // 2])  # a download cut off half-way
+    report = _run_cell(setup_cell_source("en"), tmp_path, COLAB="1",
+                       CS336_COURSE_SOURCE=source, CS336_COURSE_HOME=str(home))
+    [run] = report["runs"]
+    assert not run["ok"] and run["pip"] == []
+    last = _last_line(run)
+    assert last.startswith(f"RuntimeError: could not fetch the course at {COURSE.revision} ("), last
+    assert last.endswith("then run this cell again. HTTP Error 404: GitHub has no "
+                         f"{COURSE.revision}; tell the course's maintainers"), last
+    assert ("HTTP Error 404" in last.split(")")[0]) == (case == "404")
+    assert sorted(p.name for p in home.parent.iterdir()) == ["cs336-lecture2"]  # nothing else
+    assert sorted(p.name for p in home.iterdir()) == [".revision", "kept.txt"]
+    assert (home / ".revision").read_text() == "v0.0.1"
+    assert not (home.parent / "escaped.txt").exists()  # where ../escaped.txt would land
+    assert report["loaded"] == {"lecture_utils": None, "autograder.colab_setup": None}
+
+
+@pytest.mark.slow
+def test_a_folder_the_cell_did_not_make_is_left_alone(tmp_path):
+    home = tmp_path / "content" / "cs336-lecture2"
+    home.mkdir(parents=True)
+    (home / "my_work.py").write_text("x = 1")
+    report = _run_cell(setup_cell_source("zh-CN"), tmp_path, COLAB="1",
+                       CS336_COURSE_SOURCE=str(_course_tarball(tmp_path)),
+                       CS336_COURSE_HOME=str(home))
+    [run] = report["runs"]
+    assert not run["ok"] and "shutil.rmtree" not in run["events"]
+    assert _last_line(run) == (
+        f"RuntimeError: {home} 不是本单元创建的副本：请将它改名，然后重新运行本单元")
+    assert [p.name for p in home.iterdir()] == ["my_work.py"]
+
+
+# --- real pip, offline: what the install's constraints let it do ------------------------------
+
+
+def _wheel(folder: Path, name: str, version: str, requires: list[str]) -> None:
+    """A minimal wheel of ``name`` (no code) that requires ``requires``."""
+    import zipfile
+
+    info = f"{name}-{version}.dist-info"
+    files = {f"{info}/METADATA": "Metadata-Version: 2.1\nName: {}\nVersion: {}\n{}".format(
+                 name, version, "".join(f"Requires-Dist: {r}\n" for r in requires)),
+             f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                              "Tag: py3-none-any\n"}
+    files[f"{info}/RECORD"] = "".join(f"{path},,\n" for path in files) + f"{info}/RECORD,,\n"
+    with zipfile.ZipFile(folder / f"{name}-{version}-py3-none-any.whl", "w") as wheel:
+        for path, text in files.items():
+            wheel.writestr(path, text)
+
+
+@pytest.mark.parametrize(("releases", "chosen"), [
+    ({"2.0": ["numpy>=99"], "1.0": ["numpy>=1"]}, "1.0"),  # the newest wants a newer numpy
+    ({"2.0": ["numpy<1"]}, None),  # only an older numpy would do: no install at all
+])
+def test_a_new_package_never_moves_numpy_pip_takes_an_older_release_or_fails(
+        tmp_path, releases, chosen):
+    """Real pip (a dry run from a local folder of wheels) under the constraints the setup cell
+    passes: a package Colab lacks whose newest release wants another numpy."""
+    for version, requires in releases.items():
+        _wheel(tmp_path, "colab_probe", version, requires)
+    for numpy in ("0.9", "99.0"):  # what pip would move numpy to, were it free to
+        _wheel(tmp_path, "numpy", numpy, [])
+    report = tmp_path / "report.json"
+    options = ("--dry-run", "--no-index", "--find-links", str(tmp_path), "--report", str(report))
+    if chosen is None:
+        with pytest.raises(RuntimeError, match="pip could not install colab-probe"):
+            pip_install(["colab-probe"], installed_pins(), "en", options)
+        return
+    pip_install(["colab-probe"], installed_pins(), "en", options)
+    install = {item["metadata"]["name"]: item["metadata"]["version"]
+               for item in json.loads(report.read_text())["install"]}
+    assert install == {"colab_probe": chosen}
+
+
+# --- %check_my_work's grader on Colab: nothing beyond Colab's packages and the setup cell's ----
+
+# The course environment's packages that Colab's runtime lacks (or that check has no business
+# needing there) and the setup cell does not install: nbgrader, mutmut and nh3 are not in Colab's
+# pip-freeze.txt (googlecolab/backend-info); dask/distributed and bleach are the grader's own.
+NOT_ON_COLAB = ("nbgrader", "mutmut", "nh3", "distributed", "dask", "bleach")
+REFUSING = r'''
+import runpy, sys
+
+REFUSED = set(sys.argv[2].split(","))
+
+
+class Refuse:  # as if these were not installed
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in REFUSED:
+            raise ModuleNotFoundError(f"{name} is not on Colab", name=name)
+
+sys.meta_path.insert(0, Refuse())
+sys.argv = ["autograder", "check", sys.argv[1]]
+runpy.run_module("autograder", run_name="__main__", alter_sys=True)
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("folder", ["notebooks", "notebooks-zh-CN"])
+def test_check_runs_without_the_packages_colab_lacks(tmp_path, folder):
+    """Kills: ``python -m autograder check`` (what %check_my_work runs on Colab) importing
+    nbgrader, mutmut, nh3, Dask or bleach on its way, which would fail there."""
+    name = "00_napkin_math"
+    notebook = tmp_path / f"{name}.ipynb"
+    notebook.write_bytes((REPO / folder / name / f"{name}.ipynb").read_bytes())
+    run = subprocess.run([sys.executable, "-c", REFUSING, str(notebook), ",".join(NOT_ON_COLAB)],
+                         cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert run.returncode in (0, 1) and "is not on Colab" not in run.stderr, run.stderr[-3000:]
+    # graded to the end: every exercise in the table, none solved (the released stubs)
+    assert re.search(r"^(score: |总分：)0/4$", run.stdout, re.MULTILINE), run.stdout[-2000:]
+    assert run.stdout.count("test_training_") == 4  # two rows, two sections of details

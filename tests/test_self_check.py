@@ -72,12 +72,17 @@ def _fake_colab(monkeypatch, reply):
     what it was asked."""
     asked = []
 
+    class MessageError(Exception):
+        pass
+
     def blocking_request(request_type, request="", timeout_sec=5, parent=None):
         asked.append((request_type, request, timeout_sec))
+        if reply == "error":  # the front end answered with an error
+            raise MessageError("the front end refused")
         return reply
 
     message = types.ModuleType("google.colab._message")
-    message.blocking_request = blocking_request
+    message.blocking_request, message.MessageError = blocking_request, MessageError
     package = types.ModuleType("google.colab")
     package._message = message
     monkeypatch.setitem(sys.modules, "google.colab", package)
@@ -124,7 +129,7 @@ def test_a_notebook_of_no_assignment_is_still_written_for_check_to_refuse(tmp_pa
     assert self_check.colab_notebook(tmp_path).name == "notebook.ipynb"
 
 
-@pytest.mark.parametrize("reply", [None, {}, {"ipynb": None}, "not a dict"])
+@pytest.mark.parametrize("reply", [None, {}, {"ipynb": None}, "not a dict", "error"])
 def test_no_answer_from_the_browser_says_so_and_checks_nothing(reply, tmp_path, monkeypatch,
                                                                capsys):
     _fake_colab(monkeypatch, reply)
