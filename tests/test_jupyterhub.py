@@ -27,6 +27,7 @@ import pytest
 from support.hub import COURSE, DEPLOY, CourseHub, course_hub, python_as, run_as
 from test_grade import WRONG, A, _solution, _with_tensor_bytes
 
+from autograder.course import REPO
 from autograder.sandbox import sandbox_available
 
 FULL = 7
@@ -102,6 +103,10 @@ def _course_through_the_hub(run: CourseHub) -> None:
         assignment=A,
         root=str(run.exchange), course=COURSE, grader_course=str(run.root),
         alice_home=os.path.expanduser(f"~{alice}")), run.hold, run.work)
+    facts["answer_key"] = python_as(alice, _ANSWER_KEY.format(
+        paths=_answer_key_paths(run), repo=str(REPO),
+        notebook=os.path.join(os.path.expanduser(f"~{alice}"), A, f"{A}.ipynb")),
+        run.hold, run.work)
     facts["collect"] = _formgrader(run, "collect")
     facts["collected_alice"] = (run.root / "submitted" / alice / A / f"{A}.ipynb").read_text()
     facts["inbound_after_collect"] = sorted(os.listdir(inbound))
@@ -242,6 +247,42 @@ import glob, json, os
 found = glob.glob(os.path.join({inbound!r}, {victim!r} + "+" + {assignment!r} + "+*"))
 text = open(os.path.join(found[0], "answers.txt")).read() if found else ""
 print(json.dumps({{"listed_after_hijack": len(found), "read_after_hijack": text.strip()}}))
+"""
+
+
+def _answer_key_paths(run: CourseHub) -> dict[str, str]:
+    """Where the answer key lies on the hub: in the hub's checkout (the course environment,
+    closed by deploy/jupyterhub/close-checkout.sh) and in the grader's course."""
+    return {"solutions": str(REPO / "solutions" / A / f"{A}.ipynb"),
+            "solutions_folder": str(REPO / "solutions"),
+            "git_head": str(REPO / ".git" / "HEAD"),
+            "git_objects": str(REPO / ".git" / "objects"),
+            "test_answers": str(REPO / "tests" / "answers" / f"{A}.py"),
+            "checkout": str(REPO),
+            "grader_source": str(run.root / "source" / A / f"{A}.ipynb"),
+            "grader_gradebook": str(run.root / "gradebook.db")}
+
+
+# As a student: every copy of the answer key is out of reach, the course environment imports,
+# and the self-check says that it cannot check here.
+_ANSWER_KEY = """
+import json, os, subprocess, sys
+out = {{}}
+for key, path in {paths!r}.items():
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            open(path, "rb").close()
+        out[key] = True
+    except OSError as error:
+        out[key] = type(error).__name__
+import autograder, lecture_utils
+out["imported"] = [lecture_utils.__file__, autograder.__file__]
+check = subprocess.run([sys.executable, "-m", "autograder", "check", {notebook!r}],
+                       capture_output=True, text=True, cwd={repo!r})
+out["check"] = [check.returncode, check.stdout + check.stderr]
+print(json.dumps(out))
 """
 
 
@@ -410,6 +451,23 @@ def test_entries_that_once_stopped_the_whole_collect_are_set_aside(course):
                          ("hand_in_no_secret", "nosecret")]:
         assert attacks[attack] is True, attacks
         assert any(n.startswith(".rejected-") and mark in n for n in after), (mark, after)
+
+
+def test_a_student_cannot_read_the_answer_key_anywhere_on_the_hub(course):
+    """The hub's checkout (solutions/, tests/answers/, .git) and the grader's course: every
+    path an os-level PermissionError, while the course environment still imports."""
+    reach = course.facts["answer_key"]
+    for key in _answer_key_paths(course):
+        assert reach[key] == "PermissionError", (key, reach)
+    assert reach["imported"] == [str(REPO / "lecture_utils" / "__init__.py"),
+                                 str(REPO / "autograder" / "__init__.py")]
+
+
+def test_a_students_self_check_says_the_answer_key_is_kept_from_them(course):
+    status, output = course.facts["answer_key"]["check"]
+    assert status == 2, output
+    assert "answer key" in output and "cannot be read" in output, output
+    assert "element_size()" not in output  # nothing of the solution
 
 
 def test_the_instructor_reaches_formgrader_under_the_hubs_frame_policy(course):

@@ -15,7 +15,9 @@ lines, say), with these defaults:
   CS336_INSTRUCTORS     space-separated hub users who may open formgrader
   CS336_STUDENTS        space-separated hub users of the course
   CS336_DEPLOY          this folder (its student/ and grader/ configs are passed on)
-  CS336_ENV             the course environment (a Python prefix with this repository installed)
+  CS336_ENV             the course environment (a Python prefix with this repository
+                        installed; its checkout closed by close-checkout.sh, so that
+                        students run it but cannot read the answer key)
   CS336_SERVICE_PORT    the port formgrader listens on, on 127.0.0.1
 
 Authentication is left to the site (set ``c.JupyterHub.authenticator_class`` after loading

@@ -4,7 +4,8 @@ hub tests. Test support, not product; needs root.
 Where the Python installation or the checkout lies under a folder other users cannot enter
 (``/root/.pyenv``, say), every process started here runs in a private mount namespace in
 which that folder is replaced by an open tmpfs holding binds of just the needed subtrees;
-nothing changes for the rest of the machine.
+nothing changes for the rest of the machine. In the same namespace the checkout is closed as
+deploy/jupyterhub/close-checkout.sh closes the hub's (see ``close_script``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.course import REPO, instructor_notebook
+from autograder.course import NBGRADER_CONFIG, REPO, instructor_notebook
 from support.nbgrader_course import Course
 
 BIN = Path(sys.executable).parent
@@ -72,10 +73,54 @@ def expose_script(hold: Path) -> str:
     return "\n".join(lines)
 
 
+def model_checkout(hold: Path) -> Path:
+    """A checkout's top level as deploy/jupyterhub/close-checkout.sh leaves it: an empty
+    entry for each of this repository's, closed by the script itself (under ``hold``, which
+    is root's)."""
+    hold.mkdir(mode=0o700, exist_ok=True)
+    model = hold / "checkout"
+    model.mkdir()
+    for entry in REPO.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            (model / entry.name).mkdir()
+        else:
+            (model / entry.name).touch()
+    subprocess.run(["bash", str(DEPLOY / "close-checkout.sh"), str(model)], check=True,
+                   capture_output=True)
+    return model
+
+
+def close_script(hold: Path) -> str:
+    """Shell lines that, in a private mount namespace, give this checkout the modes of
+    ``model_checkout``'s: the entries the script leaves open to others are this checkout's
+    own (bound), the others are empty and closed as the script closed them (the hub and the
+    grader read nothing of them). The real checkout is not changed."""
+    model = hold / "checkout"
+    if not model.is_dir():
+        return ""
+    keep = hold / "repo"
+    lines = [f"mkdir -p {keep}", f"mount --bind {REPO} {keep}",
+             f"mount -t tmpfs -o mode={model.stat().st_mode & 0o7777:o} tmpfs {REPO}"]
+    for entry in sorted(model.iterdir()):
+        mode = entry.stat().st_mode
+        place = shlex.quote(str(REPO / entry.name))
+        if mode & 0o005 == (0o005 if entry.is_dir() else 0o004):  # others may read it
+            make = "mkdir" if entry.is_dir() else "touch"
+            lines += [f"{make} {place}",
+                      f"mount --bind {shlex.quote(str(keep / entry.name))} {place}"]
+        elif entry.is_dir():
+            lines.append(f"mkdir -m {mode & 0o7777:o} {place}")
+        else:
+            lines.append(f"install -m {mode & 0o7777:o} /dev/null {place}")
+    return "\n".join(lines)
+
+
 def in_namespace(command: str, hold: Path) -> list[str]:
     """argv that runs the shell ``command`` in a private mount namespace with this Python
-    and checkout open to all users."""
-    script = "set -e\n" + expose_script(hold) + "\n" + command
+    and checkout open to all users, the checkout closed as close-checkout.sh closes it
+    once ``model_checkout`` has run."""
+    script = "\n".join(["set -e", f"mkdir -p -m 700 {hold}", expose_script(hold),
+                         close_script(hold), command])
     return ["unshare", "--mount", "--propagation", "private", "bash", "-c", script]
 
 
@@ -284,12 +329,19 @@ def course_hub(assignment: str, roles: tuple[str, ...] = ("alice", "bob", "carol
     users = Users(work / "homes")
     process = None
     try:
+        model_checkout(hold)  # every process below sees the checkout closed as the docs say
         graders = users.group("graders")
         grader = users.user("grader", (graders,))
         instructor = users.user("inst")
         students = {role: users.user(role) for role in roles}
         root = users.home(grader) / COURSE
         Course(root)
+        # the grader's course is a clone of its own (docs/jupyterhub.md), whose
+        # nbgrader_config.py is the repository's: not a load of the hub's closed checkout's
+        settings = root / "nbgrader_config.py"
+        settings.write_text(NBGRADER_CONFIG.read_text()
+                            + settings.read_text().split("\n", 2)[2])
+        shutil.copy(REPO / "course.toml", root / "course.toml")
         (root / "source" / assignment).mkdir(parents=True)
         shutil.copy(instructor_notebook(assignment),
                     root / "source" / assignment / f"{assignment}.ipynb")

@@ -9,3 +9,7 @@ c = get_config()  # noqa: F821 - injected by traitlets
 load_subconfig(str(Path(__file__).resolve().parent.parent / "nbgrader_exchange_config.py"))  # noqa: F821
 
 c.CourseDirectory.root = os.environ.get("CS336_COURSE_DIR", os.getcwd())
+# generate_assignment's Colab cells read the repository and revision from course.toml: the
+# course's own (its clone's), since the hub's checkout is closed to the grader account
+# (close-checkout.sh)
+c.ColabCells.course_file = os.path.join(c.CourseDirectory.root, "course.toml")
