@@ -48,7 +48,7 @@ def course(tmp_path_factory):
         if not (REPO / name).is_file():
             continue
         if name.startswith(("solutions/", "notebooks/", "autograder/", "lecture_utils/")) or \
-                name == "nbgrader_config.py":
+                name in ("nbgrader_config.py", "course.toml"):
             (course / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(REPO / name, course / name)
     exchange = root / "exchange"
