@@ -11,8 +11,11 @@ puts it on ``sys.path`` and calls ``finish``, which:
    change Colab's;
 2. tells ``lecture_utils`` the notebook's language (``LECTURE_LANGUAGE``: Colab does not name
    the open notebook to its kernel as Jupyter does);
-3. loads ``%check_my_work``;
-4. prints one line: what it did and how long the cell took.
+3. sends the kernel's temporary files (notebooks 08 and 09 write checkpoints and token files
+   through ``tempfile``) to ``/content/cs336-files``, where Colab keeps a session's files and
+   its file browser shows them;
+4. loads ``%check_my_work``;
+5. prints one line: what it did and how long the cell took.
 
 Runs only on Colab (the cell checks); ``tests/test_colab_cells.py`` runs it with stand-ins.
 Nothing is needed for plots or widgets: Colab shows matplotlib figures inline by default, and
@@ -40,6 +43,8 @@ from lecture_utils.i18n import ENVIRONMENT_VARIABLE
 # Colab's own, which a notebook's pip install must never replace (upgrading IPython, ipykernel
 # or ipywidgets breaks the runtime; torch, numpy and matplotlib are built for it). Every
 # installed package is held (``installed_pins``); these are the ones that matter most.
+# where the notebooks' temporary files go on Colab: beside the course, under /content
+FILES_FOLDER = "cs336-files"
 KEEP = ("torch", "numpy", "matplotlib", "ipython", "ipykernel", "ipywidgets")
 
 
@@ -157,5 +162,15 @@ def finish(home: Path, *, language: str, revision: str, started: float,
         asked = frozenset(canonicalize_name(Requirement(line).name) for line in to_install)
         pip_install(to_install, installed_pins(asked), language)
     os.environ[ENVIRONMENT_VARIABLE] = language
+    keep_files_in(home.parent / FILES_FOLDER)
     loaded = load_check_my_work()
     print(summary(language, revision, fetched, to_install, loaded, time.monotonic() - started))
+
+
+def keep_files_in(folder: Path) -> None:
+    """Make this kernel's temporary files (the checkpoints and token files notebooks 08 and
+    09 write through ``tempfile``) land in ``folder``, beside the course under ``/content``,
+    where Colab's file browser shows them, rather than in ``/tmp``."""
+    if not folder.is_dir():
+        folder.mkdir(parents=True)
+    tempfile.tempdir = str(folder)

@@ -242,7 +242,8 @@ loaded = {name: getattr(sys.modules.get(name), "__file__", None)
           for name in ("lecture_utils", "autograder.colab_setup")}
 print(json.dumps({"runs": runs, "loaded": loaded, "google": "google.colab" in sys.modules,
                   "check_my_work": "check_my_work" in shell.magics_manager.magics["line"],
-                  "language": os.environ.get("LECTURE_LANGUAGE")}))
+                  "language": os.environ.get("LECTURE_LANGUAGE"),
+                  "tempdir": __import__("tempfile").tempdir}))
 '''
 
 
@@ -267,6 +268,7 @@ def test_outside_colab_the_setup_cell_does_nothing(tmp_path):
     assert run == {"out": "", "ok": True, "events": [], "pip": []}
     assert report["loaded"] == {"lecture_utils": None, "autograder.colab_setup": None}
     assert not report["check_my_work"] and not home.exists()
+    assert report["tempdir"] is None  # temporary files stay where the system puts them
 
 
 def _course_tarball(tmp_path: Path) -> Path:
@@ -314,6 +316,9 @@ def test_on_colab_it_fetches_installs_what_is_missing_and_a_second_run_does_neit
     assert (home / ".revision").read_text() == revision
     assert all(Path(f).is_relative_to(home) for f in report["loaded"].values()), report
     assert report["check_my_work"] and report["language"] == "en"
+    # the notebooks' temporary files (08's token files, 09's checkpoints) land beside the
+    # course under /content, where Colab's file browser shows them
+    assert report["tempdir"] == str(home.parent / "cs336-files")
 
 
 @pytest.mark.slow
@@ -328,7 +333,9 @@ def test_on_colab_a_checkout_is_used_where_it_is_in_chinese(tmp_path):
     [run] = report["runs"]
     assert re.fullmatch(rf"Colab 设置：课程代码 {COURSE.revision} 已就绪；已安装 polib；"
                         r"已加载 %check_my_work（用时 \d+\.\d 秒）", _one_line(run)), run
-    assert run["events"] == []  # nothing fetched, moved or removed: the checkout is used as is
+    # nothing fetched, moved or removed: the checkout is used as is; the one folder made is
+    # the one for the notebooks' temporary files, beside it
+    assert run["events"] == ["os.mkdir"] and report["tempdir"] == str(tmp_path / "cs336-files")
     assert sorted(p.relative_to(checkout) for p in checkout.rglob("*")) == before
     assert all(Path(f).is_relative_to(checkout) for f in report["loaded"].values())
     assert report["language"] == "zh-CN"
