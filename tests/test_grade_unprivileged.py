@@ -17,13 +17,13 @@ import json
 import os
 import shlex
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+from support.mounts import ClosedPath, expose_script
 from support.nbgrader_course import Course
 from test_grade import SUBMISSIONS, A, expected_status
 
@@ -45,35 +45,6 @@ pytestmark = [
 ]
 
 
-def _unreadable_for_others(path: Path) -> Path | None:
-    """The outermost ancestor of ``path`` that other users cannot enter, if any."""
-    for parent in [*reversed(path.parents), path]:
-        if not parent.stat().st_mode & stat.S_IXOTH:
-            return parent
-    return None
-
-
-def _expose_script(paths: list[Path], hold: Path) -> str:
-    """Shell lines that, in a private mount namespace, let everyone reach ``paths``: each
-    closed ancestor is replaced by an open tmpfs holding only binds of the needed subtrees."""
-    closed: dict[Path, set[str]] = {}
-    for path in paths:
-        blocker = _unreadable_for_others(path)
-        if blocker == path:
-            pytest.skip(f"{path} itself is closed to other users")
-        if blocker is not None:
-            closed.setdefault(blocker, set()).add(path.relative_to(blocker).parts[0])
-    lines = []
-    for i, (blocker, entries) in enumerate(closed.items()):
-        keep = hold / str(i)
-        lines += [f"mkdir -p {keep}", f"mount --bind {blocker} {keep}",
-                  f"mount -t tmpfs -o mode=755 tmpfs {blocker}"]
-        for entry in sorted(entries):
-            lines += [f"mkdir -p {blocker / entry}",
-                      f"mount --bind {keep / entry} {blocker / entry}"]
-    return "\n".join(lines)
-
-
 @pytest.fixture(scope="module")
 def graded():
     work = Path(tempfile.mkdtemp(prefix="unprivileged-grade-", dir="/tmp"))
@@ -93,11 +64,15 @@ def graded():
 
         python = Path(sys.executable)
         needed = [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), REPO]
+        try:
+            exposing = expose_script(needed, work / "hold")
+        except ClosedPath as closed:
+            pytest.skip(str(closed))
         grade = [str(python), "-m", "autograder", "grade", A, f"--course={course.root}",
                  "--jobs=2", "--cell-timeout=10", "--memory-gb=2", "--no-progress"]
         script = "\n".join([
             "set -e",
-            _expose_script(needed, work / "hold"),
+            exposing,
             f"cd {shlex.quote(str(REPO))}",
             f"exec setpriv --reuid={NOBODY} --regid={NOBODY} --clear-groups -- "
             f"env -i PATH=/usr/bin:/bin HOME={home} " + shlex.join(grade),

@@ -24,6 +24,7 @@ import jsonschema
 import nbformat
 import pytest
 from support.gradescope_root import run_autograder, submit, unpack
+from support.mounts import expose_script
 from support.submissions import perfect_submission, with_answer
 from wrong_answers import WRONG_ANSWERS
 
@@ -267,10 +268,6 @@ def test_a_grader_that_dies_still_leaves_a_valid_results_json(archive, workdir):
     assert "without writing" in done.stdout
 
 
-def _reachable_by_others(path: Path) -> bool:
-    return all(os.stat(p).st_mode & 0o005 == 0o005 for p in [path, *path.parents])
-
-
 def test_without_bubblewrap_submissions_run_as_an_unprivileged_user(archive, workdir):
     """As root, CS336_GRADER_WORKER=student skips bubblewrap (as in a container that cannot
     make namespaces): the worker runs as ``student`` or ``nobody``, and the key, results and
@@ -290,18 +287,12 @@ def test_without_bubblewrap_submissions_run_as_an_unprivileged_user(archive, wor
                   if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == exercise)
     submit(root, {f"{NAME}.ipynb": with_answer(source, exercise, spy + answer)})
     command = ["bash", str(root / "source" / "run_autograder"), str(root)]
-    if not _reachable_by_others(python):
-        # this Python lies under a closed directory (say /root/.pyenv): in a private mount
-        # namespace, a tmpfs open to all replaces the closed ancestor, holding only Python
-        closed = next(p for p in reversed([python, *python.parents])
-                      if os.stat(p).st_mode & 0o005 != 0o005)
-        keep = workdir / "held"
-        inner = python.relative_to(closed).parts[0]
-        script = (f"mkdir -p {keep} && mount --bind {closed} {keep} && "
-                  f"mount -t tmpfs -o mode=755 tmpfs {closed} && mkdir {closed / inner} && "
-                  f"mount --bind {keep / inner} {closed / inner} && exec \"$@\"")
-        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
-                   "sh", *command]
+    # this Python may lie under a closed directory (say /root/.pyenv): in a private mount
+    # namespace, a tmpfs open to all replaces the closed ancestor, holding only Python
+    exposing = expose_script([python], workdir / "held")
+    if exposing:
+        command = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                   f"set -e\n{exposing}\nexec \"$@\"", "sh", *command]
     env = {**os.environ, "CS336_GRADER_PYTHON": sys.executable,
            "CS336_GRADER_WORKER": "student"}
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)

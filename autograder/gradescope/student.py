@@ -19,16 +19,10 @@ import sys
 from pathlib import Path
 
 from autograder.limits import Limits
+from autograder.sandbox.bwrap import DROP_ROOT
 from autograder.sandbox.worker import Worker
 
 STUDENT_USERS = ("student", "nobody")  # setup.sh adds "student"; "nobody" is everywhere
-# Drops root for good (no supplementary groups), then runs the worker: argv = uid gid command.
-_DROP_ROOT = ("import os, sys\n"
-              "uid, gid = int(sys.argv[1]), int(sys.argv[2])\n"
-              "os.setgroups([])\n"
-              "os.setresgid(gid, gid, gid)\n"
-              "os.setresuid(uid, uid, uid)\n"
-              "os.execv(sys.argv[3], sys.argv[3:])\n")
 
 
 def student_account(names: tuple[str, ...] = STUDENT_USERS) -> pwd.struct_passwd:
@@ -51,7 +45,7 @@ class StudentWorker(Worker):
     def _command(self, requests: int, reports: int) -> tuple[list[str], dict[str, str], str]:
         command, env, scratch = super()._command(requests, reports)
         os.chown(scratch, self.account.pw_uid, self.account.pw_gid)
-        return ([sys.executable, "-I", "-S", "-c", _DROP_ROOT, str(self.account.pw_uid),
+        return ([sys.executable, "-I", "-S", "-c", DROP_ROOT, str(self.account.pw_uid),
                  str(self.account.pw_gid), *command], env, scratch)
 
 

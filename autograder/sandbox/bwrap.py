@@ -19,13 +19,14 @@ SANDBOX_UID = 61000  # slot n runs as uid/gid SANDBOX_UID + n when the grader ru
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/fonts")  # fonts: matplotlib's fc-list
 SCRATCH_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
-# Drops root for good, then runs the inner bubblewrap: argv = uid gid command...
-_DROP_ROOT = ("import os, sys\n"
-              "uid, gid = int(sys.argv[1]), int(sys.argv[2])\n"
-              "os.setgroups([])\n"
-              "os.setresgid(gid, gid, gid)\n"
-              "os.setresuid(uid, uid, uid)\n"
-              "os.execv(sys.argv[3], sys.argv[3:])\n")
+# Drops root for good (no supplementary groups), then runs a command: argv = uid gid command...
+# (the inner bubblewrap here; autograder.gradescope.student's worker where there is none)
+DROP_ROOT = ("import os, sys\n"
+             "uid, gid = int(sys.argv[1]), int(sys.argv[2])\n"
+             "os.setgroups([])\n"
+             "os.setresgid(gid, gid, gid)\n"
+             "os.setresuid(uid, uid, uid)\n"
+             "os.execv(sys.argv[3], sys.argv[3:])\n")
 
 
 class SandboxUnavailable(RuntimeError):
@@ -161,7 +162,7 @@ def sandbox_command(limits: Limits, slot: int, command: list[str],
     if os.geteuid() != 0:
         return inner
     uid = SANDBOX_UID + slot
-    return [*_outer_bwrap(bwrap), "--", sys.executable, "-I", "-S", "-c", _DROP_ROOT,
+    return [*_outer_bwrap(bwrap), "--", sys.executable, "-I", "-S", "-c", DROP_ROOT,
             str(uid), str(uid), *inner]
 
 

@@ -16,7 +16,6 @@ import secrets
 import shlex
 import shutil
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.course import NBGRADER_CONFIG, REPO, instructor_notebook
+from support import mounts
 from support.nbgrader_course import Course
 
 BIN = Path(sys.executable).parent
@@ -45,32 +45,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _closed_ancestor(path: Path) -> Path | None:
-    for parent in [*reversed(path.parents), path]:
-        if not parent.stat().st_mode & stat.S_IXOTH:
-            return parent
-    return None
-
-
 def expose_script(hold: Path) -> str:
     """Shell lines that, in a private mount namespace, let every user reach this Python and
-    this checkout (each closed ancestor becomes an open tmpfs with binds of what is needed)."""
-    closed: dict[Path, set[str]] = {}
-    for path in (Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), REPO):
-        blocker = _closed_ancestor(path)
-        if blocker == path:
-            raise RuntimeError(f"{path} itself is closed to other users")
-        if blocker is not None:
-            closed.setdefault(blocker, set()).add(path.relative_to(blocker).parts[0])
-    lines = []
-    for i, (blocker, entries) in enumerate(closed.items()):
-        keep = hold / str(i)
-        lines += [f"mkdir -p {keep}", f"mount --bind {blocker} {keep}",
-                  f"mount -t tmpfs -o mode=755 tmpfs {blocker}"]
-        for entry in sorted(entries):
-            lines += [f"mkdir -p {blocker / entry}",
-                      f"mount --bind {keep / entry} {blocker / entry}"]
-    return "\n".join(lines)
+    this checkout (``support.mounts``)."""
+    return mounts.expose_script(
+        [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), REPO], hold)
 
 
 def model_checkout(hold: Path) -> Path:
